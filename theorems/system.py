@@ -1,0 +1,163 @@
+"""The attention system of SPEC §1 as an immutable record.
+
+An :class:`AttentionSystem` is ``d`` (ambient dimension), the tokens ``x_1..x_N`` on the unit
+sphere ``S^{d-1}``, the temperature ``beta``, the mask (``"full"`` or ``"causal"``) and the
+heads, each a pair of schedules ``P^h(t) = Q^h(t)^T K^h(t)`` and ``U^h(t)``.  Optional layer-norm
+scales and shifts describe eq. 2 when the system comes from a model.
+
+Validation happens in the constructor (shapes, finiteness, unit norm); the JSON reader in
+:mod:`theorems.system_json` adds precise field paths to the messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import sympy
+
+from .errors import InvalidInput
+from .matrices import ConstantMatrix, MatrixSchedule
+
+Mask = Literal["full", "causal"]
+TOKEN_NORM_TOL = 1e-12
+"""Float tokens are accepted when ``| |x|^2 - 1 | <= TOKEN_NORM_TOL`` (decimal round-off only)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Head:
+    P: MatrixSchedule
+    U: MatrixSchedule
+
+
+@dataclass(frozen=True, eq=False)
+class LayerNormSpec:
+    """Scales ``g`` and shifts ``b`` of one layer normalisation (eq. 2), exact or float."""
+
+    scale: tuple[sympy.Expr, ...]
+    shift: tuple[sympy.Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionSystem:
+    """Tokens, temperature, mask and heads of the continuous attention model (paper eq. 5)."""
+
+    d: int
+    beta: sympy.Expr
+    mask: Mask
+    heads: tuple[Head, ...]
+    tokens: np.ndarray
+    tokens_exact: sympy.ImmutableMatrix | None = None
+    layer_norm: LayerNormSpec | None = None
+    name: str = "instance"
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.d < 1:
+            raise InvalidInput("d", "a positive integer", self.d)
+        if self.mask not in ("full", "causal"):
+            raise InvalidInput("mask", "'full' or 'causal'", self.mask)
+        if not self.heads:
+            raise InvalidInput("heads", "at least one head", [])
+        if not (self.beta.is_number and float(self.beta) > 0):
+            raise InvalidInput("beta", "a positive number", str(self.beta))
+        for h, head in enumerate(self.heads):
+            for label, m in (("P", head.P), ("U", head.U)):
+                if m.dim != self.d:
+                    raise InvalidInput(f"heads[{h}].{label}", f"a {self.d}x{self.d} matrix", f"{m.dim}x{m.dim}")
+        tokens = np.asarray(self.tokens, dtype=float)
+        if tokens.ndim != 2 or tokens.shape[1] != self.d or tokens.shape[0] < 1:
+            raise InvalidInput("tokens", f"a list of N >= 1 vectors of length d={self.d}", tokens.shape)
+        if not np.all(np.isfinite(tokens)):
+            raise InvalidInput("tokens", "finite numbers", "a non-finite entry")
+        if self.tokens_exact is not None:
+            for i in range(self.tokens_exact.rows):
+                sq = sympy.nsimplify(sum(v ** 2 for v in self.tokens_exact.row(i)))
+                if sympy.simplify(sq - 1) != 0:
+                    raise InvalidInput(f"tokens[{i}]", "a unit vector (exact data must have norm exactly 1)",
+                                       f"squared norm {sq}", "Set \"normalize_tokens\": true (or pass --normalize) to rescale explicitly")
+        else:
+            dev = np.abs(np.sum(tokens ** 2, axis=1) - 1.0)
+            bad = int(np.argmax(dev))
+            if dev[bad] > TOKEN_NORM_TOL:
+                raise InvalidInput(f"tokens[{bad}]", "a unit vector",
+                                   f"norm {float(np.sqrt(np.sum(tokens[bad] ** 2))):.6g}",
+                                   "Set \"normalize_tokens\": true (or pass --normalize) to rescale explicitly")
+        object.__setattr__(self, "tokens", tokens)
+
+    @property
+    def N(self) -> int:
+        return int(self.tokens.shape[0])
+
+    @property
+    def H(self) -> int:
+        return len(self.heads)
+
+    @property
+    def beta_float(self) -> float:
+        return float(self.beta)
+
+    def P_at(self, time: float) -> np.ndarray:
+        """Array of shape ``(H, d, d)`` with every head's ``P`` at ``time``."""
+        return np.stack([h.P.at(time) for h in self.heads])
+
+    def U_at(self, time: float) -> np.ndarray:
+        return np.stack([h.U.at(time) for h in self.heads])
+
+    @property
+    def time_invariant(self) -> bool:
+        return all(h.P.time_invariant and h.U.time_invariant for h in self.heads)
+
+    def with_tokens(self, tokens: np.ndarray, tokens_exact: sympy.ImmutableMatrix | None = None) -> "AttentionSystem":
+        return AttentionSystem(self.d, self.beta, self.mask, self.heads, np.asarray(tokens, float),
+                               tokens_exact, self.layer_norm, self.name, self.description)
+
+
+def simple_system(P, U, tokens, *, beta=1, mask: Mask = "full", name: str = "instance") -> AttentionSystem:
+    """Build a one-or-more-head system from plain Python data (exact where the data are exact).
+
+    ``P`` and ``U`` are a matrix (nested lists / SymPy) for one head or a list of them for
+    several heads; ``"identity"`` is accepted for ``U``.
+    """
+    from .system_json import system_from_dict
+
+    heads_P = P if _is_list_of_matrices(P) else [P]
+    heads_U = U if _is_list_of_matrices(U) else [U] * len(heads_P)
+    data = {
+        "name": name, "d": len(tokens[0]), "beta": _plain(beta), "mask": mask,
+        "heads": [{"P": _plain(p), "U": _plain(u)} for p, u in zip(heads_P, heads_U)],
+        "tokens": _plain(tokens),
+    }
+    return system_from_dict(data)
+
+
+def _is_list_of_matrices(x) -> bool:
+    if isinstance(x, (str, dict, sympy.MatrixBase, np.ndarray)):
+        return False
+    try:
+        first = x[0]
+        return not isinstance(first, str) and hasattr(first, "__len__") and hasattr(first[0], "__len__") \
+            and not isinstance(first[0], str)
+    except (TypeError, IndexError, KeyError):
+        return False
+
+
+def _plain(x):
+    """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
+    if isinstance(x, (str, int, float, dict)) or x is None:
+        return x
+    if isinstance(x, sympy.MatrixBase):
+        return [[_plain(v) for v in x.row(i)] for i in range(x.rows)]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, sympy.Integer):
+        return int(x)
+    if isinstance(x, sympy.Float):
+        return float(x)
+    if isinstance(x, sympy.Basic):
+        return str(x)
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, ConstantMatrix):
+        return x.to_json()
+    return x

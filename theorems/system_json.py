@@ -1,0 +1,224 @@
+"""JSON reading and writing of attention systems (the format is documented in docs/format.md).
+
+Every error names the offending field by its JSON path.  Nothing is normalised or coerced
+silently: tokens that are not unit vectors are rejected unless ``"normalize_tokens": true``.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .errors import InvalidInput
+from .expressions import is_exact, parse_scalar, t
+from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
+from .system import AttentionSystem, Head, LayerNormSpec
+
+TOP_KEYS = {"name", "description", "d", "N", "beta", "mask", "heads", "tokens", "normalize_tokens", "layer_norm"}
+REQUIRED = ("d", "beta", "mask", "heads", "tokens")
+HEAD_KEYS = {"P", "U"}
+STACK_KEYS = {"kind", "layers", "dt", "periodic", "interpolation"}
+EXPR_KEYS = {"kind", "entries"}
+MAX_DIM = 4096
+
+
+def _check_keys(obj: dict, allowed: set[str], field: str) -> None:
+    for key in obj:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+            hint = f"Did you mean {close[0]!r}?" if close else f"Allowed keys: {', '.join(sorted(allowed))}"
+            raise InvalidInput(f"{field}{'.' if field else ''}{key}", "a known key", key, hint)
+
+
+def _matrix(value: Any, d: int, field: str) -> MatrixSchedule:
+    if isinstance(value, str):
+        if value == "identity":
+            return ConstantMatrix.identity(d)
+        if value == "zero":
+            return ConstantMatrix.from_sympy(sympy.zeros(d, d))
+        raise InvalidInput(field, "a matrix, 'identity', 'zero' or an object with \"kind\"", value)
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if kind == "stack":
+            return _stack(value, d, field)
+        if kind in ("expression", "constant"):
+            _check_keys(value, EXPR_KEYS, field)
+            if "entries" not in value:
+                raise InvalidInput(f"{field}.entries", "a d x d list of entries", None)
+            return _entries(value["entries"], d, f"{field}.entries")
+        raise InvalidInput(f"{field}.kind", "'constant', 'expression' or 'stack'", kind)
+    return _entries(value, d, field)
+
+
+def _entries(value: Any, d: int, field: str) -> MatrixSchedule:
+    if not isinstance(value, list) or len(value) != d:
+        got = f"{len(value)} rows" if isinstance(value, list) else value
+        raise InvalidInput(field, f"a {d}x{d} matrix (list of {d} rows)", got)
+    rows = []
+    for i, row in enumerate(value):
+        if not isinstance(row, list) or len(row) != d:
+            got = f"{len(row)} entries" if isinstance(row, list) else row
+            raise InvalidInput(f"{field}[{i}]", f"a row of {d} entries", got)
+        rows.append([parse_scalar(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)])
+    m = sympy.ImmutableMatrix(rows)
+    if m.free_symbols:
+        return SymbolicMatrix(m)
+    return ConstantMatrix.from_sympy(m)
+
+
+def _stack(value: dict, d: int, field: str) -> LayerStack:
+    _check_keys(value, STACK_KEYS, field)
+    layers = value.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise InvalidInput(f"{field}.layers", "a non-empty list of d x d matrices", layers)
+    mats = []
+    for k, layer in enumerate(layers):
+        m = _entries(layer, d, f"{field}.layers[{k}]")
+        if not isinstance(m, ConstantMatrix):
+            raise InvalidInput(f"{field}.layers[{k}]", "a constant matrix (no t in a layer)", layer)
+        mats.append(m)
+    dt = value.get("dt", 1.0)
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
+        raise InvalidInput(f"{field}.dt", "a positive finite number (layer duration)", dt)
+    periodic = value.get("periodic", True)
+    if not isinstance(periodic, bool):
+        raise InvalidInput(f"{field}.periodic", "true or false", periodic)
+    interp = value.get("interpolation", "constant")
+    if interp not in ("constant", "linear"):
+        raise InvalidInput(f"{field}.interpolation", "'constant' or 'linear'", interp)
+    return LayerStack(tuple(mats), float(dt), periodic, interp)
+
+
+def _tokens(value: Any, d: int, normalize: bool) -> tuple[np.ndarray, sympy.ImmutableMatrix | None]:
+    if not isinstance(value, list) or not value:
+        raise InvalidInput("tokens", "a non-empty list of vectors", value)
+    rows = []
+    for i, x in enumerate(value):
+        if not isinstance(x, list) or len(x) != d:
+            got = f"{len(x)} entries" if isinstance(x, list) else x
+            raise InvalidInput(f"tokens[{i}]", f"a vector of length d={d}", got)
+        row = [parse_scalar(v, f"tokens[{i}][{j}]") for j, v in enumerate(x)]
+        for j, v in enumerate(row):
+            if v.free_symbols:
+                raise InvalidInput(f"tokens[{i}][{j}]", "a number (tokens do not depend on t)", x[j])
+        rows.append(row)
+    m = sympy.Matrix(rows)
+    for i in range(m.rows):
+        if all(v == 0 for v in m.row(i)):
+            raise InvalidInput(f"tokens[{i}]", "a nonzero vector", value[i])
+    exact = all(is_exact(v) for v in m)
+    if normalize:
+        if exact:
+            for i in range(m.rows):
+                norm = sympy.sqrt(sum(v ** 2 for v in m.row(i)))
+                m[i, :] = sympy.Matrix([[sympy.nsimplify(v / norm) for v in m.row(i)]])
+        else:
+            arr = np.array(m.evalf(20).tolist(), dtype=float)
+            arr /= np.linalg.norm(arr, axis=1, keepdims=True)
+            return arr, None
+    arr = np.array(m.evalf(20).tolist(), dtype=float)
+    return arr, (sympy.ImmutableMatrix(m) if exact else None)
+
+
+def _layer_norm(value: Any, d: int) -> LayerNormSpec:
+    if not isinstance(value, dict):
+        raise InvalidInput("layer_norm", "an object with 'scale' and 'shift'", value)
+    _check_keys(value, {"scale", "shift"}, "layer_norm")
+    out = {}
+    for key in ("scale", "shift"):
+        vec = value.get(key, [0] * d if key == "shift" else None)
+        if not isinstance(vec, list) or len(vec) != d:
+            raise InvalidInput(f"layer_norm.{key}", f"a list of d={d} numbers", vec)
+        out[key] = tuple(parse_scalar(v, f"layer_norm.{key}[{i}]") for i, v in enumerate(vec))
+    return LayerNormSpec(out["scale"], out["shift"])
+
+
+def system_from_dict(data: Any) -> AttentionSystem:
+    """Validate a decoded JSON object and build the :class:`AttentionSystem`."""
+    if not isinstance(data, dict):
+        raise InvalidInput("(top level)", "a JSON object", type(data).__name__)
+    _check_keys(data, TOP_KEYS, "")
+    for key in REQUIRED:
+        if key not in data:
+            raise InvalidInput(key, "a required key", None, f"Required keys: {', '.join(REQUIRED)}")
+    d = data["d"]
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= MAX_DIM:
+        raise InvalidInput("d", f"an integer between 1 and {MAX_DIM}", d)
+    beta = parse_scalar(data["beta"], "beta")
+    if beta.free_symbols or not float(beta) > 0:
+        raise InvalidInput("beta", "a positive constant", data["beta"])
+    mask = data["mask"]
+    if mask not in ("full", "causal"):
+        raise InvalidInput("mask", "'full' or 'causal'", mask)
+    heads_in = data["heads"]
+    if not isinstance(heads_in, list) or not heads_in:
+        raise InvalidInput("heads", "a non-empty list of {\"P\": ..., \"U\": ...}", heads_in)
+    heads = []
+    for h, head in enumerate(heads_in):
+        if not isinstance(head, dict):
+            raise InvalidInput(f"heads[{h}]", "an object with keys P and U", head)
+        _check_keys(head, HEAD_KEYS, f"heads[{h}]")
+        for key in ("P", "U"):
+            if key not in head:
+                raise InvalidInput(f"heads[{h}].{key}", "a required key", None)
+        heads.append(Head(_matrix(head["P"], d, f"heads[{h}].P"), _matrix(head["U"], d, f"heads[{h}].U")))
+    normalize = data.get("normalize_tokens", False)
+    if not isinstance(normalize, bool):
+        raise InvalidInput("normalize_tokens", "true or false", normalize)
+    tokens, exact = _tokens(data["tokens"], d, normalize)
+    if "N" in data and data["N"] != tokens.shape[0]:
+        raise InvalidInput("N", f"the number of tokens ({tokens.shape[0]})", data["N"])
+    ln = _layer_norm(data["layer_norm"], d) if "layer_norm" in data else None
+    name = data.get("name", "instance")
+    if not isinstance(name, str):
+        raise InvalidInput("name", "a string", name)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise InvalidInput("description", "a string", description)
+    return AttentionSystem(d=d, beta=beta, mask=mask, heads=tuple(heads), tokens=tokens,
+                           tokens_exact=exact, layer_norm=ln, name=name, description=description)
+
+
+def load_system(path: str | Path) -> AttentionSystem:
+    """Read an instance file. Raises :class:`InvalidInput` for a missing file or bad content."""
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidInput("--instance", "a readable JSON file", str(path), "Check the path")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInput(str(path), "UTF-8 JSON text", "binary data") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(str(path), "valid JSON", f"syntax error at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return system_from_dict(data)
+
+
+def system_to_dict(system: AttentionSystem) -> dict[str, Any]:
+    """The JSON form of a system (exact data as strings); ``system_from_dict`` reads it back."""
+    if system.tokens_exact is not None:
+        tokens = [[int(v) if isinstance(v, sympy.Integer) else str(v) for v in system.tokens_exact.row(i)]
+                  for i in range(system.N)]
+    else:
+        tokens = system.tokens.tolist()
+    out: dict[str, Any] = {
+        "name": system.name, "d": system.d,
+        "beta": int(system.beta) if isinstance(system.beta, sympy.Integer) else
+        (float(system.beta) if isinstance(system.beta, sympy.Float) else str(system.beta)),
+        "mask": system.mask,
+        "heads": [{"P": h.P.to_json(), "U": h.U.to_json()} for h in system.heads],
+        "tokens": tokens,
+    }
+    if system.description:
+        out["description"] = system.description
+    if system.layer_norm is not None:
+        out["layer_norm"] = {"scale": [str(v) for v in system.layer_norm.scale],
+                             "shift": [str(v) for v in system.layer_norm.shift]}
+    return out
+
+
+__all__ = ["system_from_dict", "load_system", "system_to_dict", "t"]

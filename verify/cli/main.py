@@ -1,0 +1,81 @@
+"""The ``verify`` command: a thin renderer over library calls.
+
+Each sub-command lives in its own module ``verify.cli.cmd_<name>`` exposing
+``add_parser(subparsers)`` and ``run(args) -> int``.  Exit codes (STYLE.md §8): 0 certified /
+all hold, 1 crash, 2 usage or bad input, 3 refuted / some hypothesis fails, 4 inconclusive.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from theorems.errors import ConsensusVerifyError
+
+from .common import EXIT_CRASH, EXIT_USAGE, UsageError
+
+COMMANDS = (
+    "list",
+    "assumptions",
+    "theorem",
+    "sos",
+    "lyapunov",
+    "recheck",
+    "simulate",
+    "audit",
+    "consensus",
+    "reproduce",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep that, add a hint
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"verify: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="verify", description="Exact and numerical verification of consensus in attention dynamics.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"verify.cli.cmd_{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"verify.cli.cmd_{name}":
+                continue  # command not built in this installation
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.run(args))
+    except (UsageError, ConsensusVerifyError) as exc:
+        sys.stderr.write(f"verify {args.command}: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return EXIT_CRASH
+    except Exception as exc:  # a crash: one line, traceback only with --debug
+        if args.debug:
+            raise
+        sys.stderr.write(f"verify {args.command}: internal error ({type(exc).__name__}: {exc}); rerun with --debug for a traceback\n")
+        return EXIT_CRASH
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
