@@ -1,0 +1,103 @@
+"""Hypotheses of the project's gradient-energy proposition: ``P`` symmetric, constant, ``U = P``.
+
+Exact for exact data (SymPy); for float data the deviation is measured and a nonzero deviation
+is a failure, never rounded into "holds".
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..matrices import ConstantMatrix, MatrixSchedule, SymbolicMatrix
+from ..system import AttentionSystem
+from ..verdict import Verdict, fails, holds, unknown
+from .base import Predicate
+
+
+def _symbolic(m: MatrixSchedule) -> sympy.Matrix | None:
+    if isinstance(m, ConstantMatrix):
+        return m.exact
+    if isinstance(m, SymbolicMatrix):
+        return sympy.Matrix(m.expr)
+    return None
+
+
+def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
+    """``pairs``: per head (A, B) schedules whose difference should vanish identically."""
+    worst = 0.0
+    per_head = []
+    for h, (a, b) in enumerate(pairs):
+        ea, eb = _symbolic(a), _symbolic(b)
+        if ea is not None and eb is not None:
+            diff = sympy.simplify(ea - eb)
+            if diff != sympy.zeros(*diff.shape):
+                return fails(name, f"head {h}: {what} is not zero", {"head": h, "difference": [[str(v) for v in diff.row(i)] for i in range(diff.rows)]})
+            per_head.append("0")
+            continue
+        if a.time_invariant and b.time_invariant:
+            da, db = a.at(0.0), b.at(0.0)
+            dev = float(np.linalg.norm(da - db)) / max(float(np.linalg.norm(da)), 1e-300)
+            worst = max(worst, dev)
+            per_head.append(dev)
+            if dev != 0.0:
+                return fails(name, f"head {h}: {what} has relative size {dev:.3e} (float data)", {"head": h, "relative_deviation": dev}, exact=False)
+            continue
+        return unknown(name, f"head {h}: {label} is a time-varying float schedule; not decided", {"head": h})
+    return holds(name, f"{what} is exactly zero for every head", {"per_head": per_head})
+
+
+class _Transposed(MatrixSchedule):
+    """Helper view ``M(t)^T`` (same kind of data)."""
+
+    def __init__(self, m: MatrixSchedule) -> None:
+        self._m = m
+        self.kind = m.kind
+
+    @property
+    def dim(self) -> int:
+        return self._m.dim
+
+    def at(self, time: float) -> np.ndarray:
+        return self._m.at(time).T
+
+    @property
+    def time_invariant(self) -> bool:
+        return self._m.time_invariant
+
+    def to_json(self) -> object:
+        raise TypeError("a transposed view is not serialised")
+
+
+def _transpose(m: MatrixSchedule) -> MatrixSchedule:
+    if isinstance(m, ConstantMatrix):
+        return ConstantMatrix(array=m.array.T.copy(), exact=None if m.exact is None else m.exact.T)
+    if isinstance(m, SymbolicMatrix):
+        return SymbolicMatrix(m.expr.T)
+    return _Transposed(m)
+
+
+class PSymmetric(Predicate):
+    id = "P_symmetric"
+    statement = "each P^h(t) is symmetric"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        return _difference_verdict(self.id, "P", [(h.P, _transpose(h.P)) for h in system.heads], "P - P^T")
+
+
+class PTimeInvariant(Predicate):
+    id = "P_time_invariant"
+    statement = "each P^h is constant in t"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        for h, head in enumerate(system.heads):
+            if not head.P.time_invariant:
+                return fails(self.id, f"head {h}: P depends on t ({head.P.kind})", {"head": h, "kind": head.P.kind})
+        return holds(self.id, "every P^h is constant in t", {"heads": system.H})
+
+
+class UEqualsP(Predicate):
+    id = "U_equals_P"
+    statement = "U^h = P^h for each head"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        return _difference_verdict(self.id, "U", [(h.U, h.P) for h in system.heads], "U - P")
