@@ -79,9 +79,11 @@ def test_antipodal_tokens_fail_the_hemisphere_with_a_farkas_witness(tmp_path, ca
     assert code == 3
     hemi = by_name(payload)["open_hemisphere"]
     assert hemi["verdict"] == "fails"
-    lam = [Fraction(str(v)) for v in hemi["witness"]["lambda"]]
-    X = [[Fraction(str(v)) for v in row] for row in tokens]
+    weights = hemi["witness"]["lambda"]  # token index -> exact weight (tokens outside the support: 0)
+    lam = [Fraction(str(weights.get(str(i), 0))) for i in range(len(tokens))]
+    assert set(weights) <= {str(i) for i in range(len(tokens))} and weights
     assert all(v >= 0 for v in lam) and sum(lam) == 1
+    X = [[Fraction(str(v)) for v in row] for row in tokens]
     assert all(sum(l * x[k] for l, x in zip(lam, X)) == 0 for k in range(3))
 
 

@@ -1,0 +1,48 @@
+"""Symbolic proof steps: each identity holds, and the checker rejects a wrong identity."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy
+
+from theorems.verdict import Status
+from verify.theorem import symbolic
+from verify.theorem.bounds import exp_bounds
+
+STEPS = [symbolic.first_token_fixed, symbolic.token_two_gram_equation, symbolic.token_i_gram_equation,
+         symbolic.hemisphere_derivative, symbolic.chart_identity, symbolic.first_eigen_coordinate]
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda f: f.__name__)
+def test_identity_holds(step):
+    verdict = step()
+    assert verdict.status is Status.HOLDS
+    assert all(v == "0" for v in verdict.witness["residuals"].values())
+
+
+def test_reduction_rejects_a_wrong_identity():
+    x1, x2 = symbolic._vec("x1"), symbolic._vec("x2")
+    a = x1.dot(x2)
+    # d<x1,x2>/dt = w (1 - a^2) is right; w (1 - a) is wrong
+    w = sympy.Symbol("w")
+    dx2 = symbolic._proj(x2, w * x1)
+    good = symbolic._reduce_on_spheres(x1.dot(dx2) - w * (1 - a ** 2), [x1, x2])
+    bad = symbolic._reduce_on_spheres(x1.dot(dx2) - w * (1 - a), [x1, x2])
+    assert good == 0 and bad != 0
+    assert symbolic._verdict("wrong", "w(1-a)", {"r": bad}).status is Status.FAILS
+
+
+@pytest.mark.parametrize("beta,p", [(sympy.Integer(1), "3/2"), (sympy.Rational(1, 8), "100"),
+                                    (1 / sympy.sqrt(3), "7/3"), (sympy.Integer(2), "0")])
+def test_exp_bounds_are_rigorous_and_tight(beta, p):
+    b = exp_bounds(beta, p)
+    with mpmath.workdps(60):
+        x = 2 * mpmath.mpf(sympy.N(beta * sympy.sympify(p), 70))
+        low, high = mpmath.exp(-x), mpmath.exp(x)
+        assert mpmath.mpf(b.lo.numerator) / b.lo.denominator <= low
+        assert mpmath.mpf(b.hi.numerator) / b.hi.denominator >= high
+        assert low - mpmath.mpf(b.lo.numerator) / b.lo.denominator <= 1e-11 * max(1, low) + low * 1e-9
+        assert mpmath.mpf(b.hi.numerator) / b.hi.denominator - high <= high * 1e-9 + 1e-11
+    assert isinstance(b.lo, Fraction) and b.lo > 0

@@ -1,0 +1,96 @@
+"""Structural hypotheses: the mask type, one head, and equal layer-norm scales (SPEC §1, §6).
+
+``EqualLNScales`` reads claim LN1: with ``g = c 1``, ``c != 0``, layer normalisation is the
+projection onto a translated sphere, so the sphere model applies; unequal scales give an
+ellipsoid (open case).  Floats are compared as the exact values they hold and the relative spread
+``(max g - min g) / mean |g|`` is reported; any nonzero spread fails.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import sympy
+
+from ..errors import InvalidInput
+from ..system import AttentionSystem
+from ..verdict import Verdict, fails, holds
+from .base import Predicate
+
+
+def _nonzero(value: sympy.Expr) -> bool:
+    return value != 0 if value.is_Rational else sympy.simplify(value) != 0
+
+
+class MaskIs(Predicate):
+    """The system uses the given mask (``"full"`` or ``"causal"``); id ``mask_full`` / ``mask_causal``."""
+
+    id: str
+    statement: str
+    MASKS: ClassVar[tuple[str, ...]] = ("full", "causal")
+
+    def __init__(self, mask: str) -> None:
+        if mask not in self.MASKS:
+            raise InvalidInput("mask", "'full' or 'causal'", mask)
+        self.mask = mask
+        self.id = f"mask_{mask}"
+        self.statement = f"the attention mask is {mask}"
+
+    def __repr__(self) -> str:
+        return f"MaskIs({self.mask!r})"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        witness = {"mask": system.mask, "required": self.mask}
+        if system.mask == self.mask:
+            return holds(self.id, f"the system uses {self.mask} attention", witness)
+        return fails(self.id, f"the system uses {system.mask} attention, the result needs {self.mask}", witness)
+
+
+class OneHead(Predicate):
+    """Exactly one attention head (``H = 1``), as in Assumption 4.4."""
+
+    id = "one_head"
+    statement = "the system has exactly one head (H = 1)"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        if system.H == 1:
+            return holds(self.id, "one head", {"H": 1})
+        return fails(self.id, f"the system has {system.H} heads", {"H": system.H})
+
+
+class EqualLNScales(Predicate):
+    """All layer-norm scales equal and nonzero (``g = c 1``, ``c != 0``).  Witness: ``scale`` (the
+    common value) or ``spread`` (exact string for exact data) and ``relative_spread`` (float).
+    A system without layer normalisation holds vacuously (its tokens already live on the sphere)."""
+
+    id = "equal_ln_scales"
+    statement = "all layer-norm scales are equal and nonzero (g = c 1, c != 0)"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        ln = system.layer_norm
+        if ln is None:
+            return holds(self.id, "no layer normalisation in this system (tokens already on the sphere)",
+                         {"layer_norm": None})
+        scales = []
+        for i, g in enumerate(ln.scale):
+            g = sympy.sympify(g)
+            if g.free_symbols:
+                raise InvalidInput(f"layer_norm.scale[{i}]", "a constant", str(g))
+            # A float scale is compared as the exact rational it holds, never rounded.
+            scales.append(sympy.Rational(float(g)) if isinstance(g, sympy.Float) else g)
+        floats = [float(g) for g in scales]
+        mean_abs = sum(abs(v) for v in floats) / len(floats)
+        rel = (max(floats) - min(floats)) / mean_abs if mean_abs > 0 else 0.0
+        differing = [i for i, g in enumerate(scales) if _nonzero(g - scales[0])]
+        witness = {"relative_spread": rel, "D": len(scales)}
+        if differing:
+            i = differing[0]
+            return fails(self.id, f"scales differ: g[0] = {scales[0]} but g[{i}] = {scales[i]} "
+                         f"(relative spread {rel:.3g})",
+                         {**witness, "entries": [0, i], "spread": str(sympy.simplify(scales[i] - scales[0]))})
+        if not _nonzero(scales[0]):
+            return fails(self.id, "all scales are zero (c = 0): LN collapses to its shift",
+                         {**witness, "scale": "0"})
+        return holds(self.id, f"all {len(scales)} scales equal {scales[0]}", {**witness, "scale": str(scales[0])})
+
+
+__all__ = ["EqualLNScales", "MaskIs", "OneHead"]

@@ -1,0 +1,106 @@
+"""Records of a theorem check: proof steps, the composed verdict and provenance.
+
+A proof is a list of :class:`ProofStep` s, each of one kind:
+
+* ``hypotheses`` — the catalogue's predicates on the instance;
+* ``certificate`` — an exact SOS certificate, re-checked in rational arithmetic;
+* ``symbolic`` — an identity proved with SymPy (a residual that reduces to exactly 0);
+* ``cited`` — a classical theorem or a lemma of the paper, used but not re-proved here;
+* ``numerical`` — a simulation: evidence that is shown, never counted as proof.
+
+The composed verdict: a failing hypothesis makes the result inapplicable (``fails``; no step
+claims the conclusion); any certificate or symbolic step that does not hold makes it
+``unknown``; otherwise ``holds`` *relative to the cited steps*, which the report lists.
+"""
+from __future__ import annotations
+
+import platform
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Literal
+
+from theorems.catalogue.base import HypothesisReport, Theorem
+from theorems.verdict import Status, Verdict
+
+StepKind = Literal["hypotheses", "certificate", "symbolic", "cited", "numerical"]
+COUNTED = ("hypotheses", "certificate", "symbolic")
+
+
+@dataclass(frozen=True)
+class ProofStep:
+    id: str
+    kind: StepKind
+    statement: str
+    verdict: Verdict | None = None
+    certificate: Any = None  # verify.sos certificate record (has to_json / recheck)
+    source: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "kind": self.kind, "statement": self.statement}
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_json()
+        if self.source:
+            out["source"] = self.source
+        if self.data:
+            out["data"] = self.data
+        if self.certificate is not None:
+            out["certificate"] = self.certificate.to_json()
+        return out
+
+
+def compose(hypotheses: HypothesisReport, steps: list[ProofStep]) -> tuple[Status, str]:
+    """The verdict of a theorem check and the sentence explaining it."""
+    if hypotheses.status is Status.FAILS:
+        names = ", ".join(v.name for v in hypotheses.failing)
+        return Status.FAILS, f"hypothesis {names} fails on this instance: the result does not apply and nothing claims its conclusion"
+    if hypotheses.status is Status.UNKNOWN:
+        names = ", ".join(v.name for v in hypotheses.verdicts if v.status is Status.UNKNOWN)
+        return Status.UNKNOWN, f"hypothesis {names} could not be decided"
+    counted = [s for s in steps if s.kind in COUNTED]
+    bad = [s.id for s in counted if s.verdict is None or s.verdict.status is not Status.HOLDS]
+    if bad:
+        return Status.UNKNOWN, f"step(s) {', '.join(bad)} did not produce an exactly re-checked proof"
+    cited = [s.id for s in steps if s.kind == "cited"]
+    tail = f", relative to the cited step(s) {', '.join(cited)}" if cited else ""
+    return Status.HOLDS, f"every hypothesis holds and every certificate and symbolic step re-checks exactly{tail}"
+
+
+def provenance(options: dict[str, Any], started: float) -> dict[str, Any]:
+    versions = {}
+    for pkg in ("consensus-verify", "sympy", "cvxpy", "clarabel", "scs", "numpy", "scipy", "mpmath", "python-flint"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {"python": platform.python_version(), "platform": platform.platform(), "versions": versions,
+            "options": options, "wall_time_s": round(time.perf_counter() - started, 3)}
+
+
+@dataclass(frozen=True)
+class TheoremReport:
+    theorem: Theorem
+    hypotheses: HypothesisReport
+    steps: tuple[ProofStep, ...]
+    status: Status
+    explanation: str
+    evidence: dict[str, Any] | None
+    provenance: dict[str, Any]
+
+    @property
+    def certificates(self) -> list[tuple[str, Any]]:
+        return [(s.id, s.certificate) for s in self.steps if s.certificate is not None]
+
+    def to_json(self) -> dict[str, Any]:
+        hyp = self.hypotheses.to_json()
+        return {
+            "verdict": self.status.value,
+            "explanation": self.explanation,
+            "theorem": hyp["theorem"],
+            "instance": hyp["instance"],
+            "hypotheses": hyp["hypotheses"],
+            "steps": [s.to_json() for s in self.steps],
+            "numerical_evidence": self.evidence,
+            "provenance": self.provenance,
+        }
