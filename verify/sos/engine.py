@@ -1,0 +1,111 @@
+"""The search pipeline for one :class:`GramProgram`: float solve, margin solve, exact rounding.
+
+``search`` never claims anything: it returns an exact point (rational Gram matrices and
+parameters satisfying the coefficient equations exactly, every block PSD exactly) or the reason it
+has none.  Callers turn the point into a certificate and re-check it (:mod:`verify.sos.prove`).
+
+If the margin solve finds no interior point (``t <= 0``: every feasible Gram matrix is singular),
+a basis monomial whose diagonal entry is numerically zero in the plain solution is dropped and the
+program solved again (a cheap facial reduction; any basis is sound, the re-check decides).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Sequence, final
+
+from .program import GramProgram
+from .rounding import DEFAULT_DENOMINATORS, ExactPoint, Projector, rationalize
+from .solve import FloatSolution, solve_margin, solve_plain
+from .stats import SearchStats
+from . import poly as P
+
+ZERO_DIAGONAL = 1e-7
+MAX_REDUCTIONS = 3
+
+
+@final
+@dataclass(frozen=True)
+class SearchOutcome:
+    point: ExactPoint | None
+    program: GramProgram
+    reason: str
+    stats: SearchStats
+
+
+def _zero_rows(program: GramProgram, solution: FloatSolution) -> GramProgram | None:
+    blocks, changed = [], False
+    for block, X in zip(program.blocks, solution.grams):
+        diag = [float(X[i, i]) for i in range(len(block.basis))]
+        scale = max([1.0] + [abs(d) for d in diag])
+        keep = tuple(m for m, d in zip(block.basis, diag) if d > ZERO_DIAGONAL * scale)
+        if len(keep) != len(block.basis):
+            changed = True
+        if keep:
+            blocks.append(dataclasses.replace(block, basis=keep))
+        else:
+            changed = True
+    if not changed:
+        return None
+    return dataclasses.replace(program, blocks=tuple(blocks))
+
+
+def _unmatched_reason(rows: list[tuple[int, P.Monomial]]) -> str:
+    identity, mono = rows[0]
+    return (f"coefficient of the monomial with exponents {list(mono)} (identity {identity}) cannot be matched: "
+            f"no Gram block or multiplier reaches it ({len(rows)} such monomials); raise the degree")
+
+
+def search(program: GramProgram, solver: str = "CLARABEL",
+           denominators: Sequence[int] = DEFAULT_DENOMINATORS) -> SearchOutcome:
+    times = {"float": 0.0, "margin": 0.0, "rounding": 0.0}
+    info: dict = {"solver": solver}
+    reductions = 0
+    reason = ""
+    while True:
+        system = program.system()
+        info.update(gram_blocks=tuple(len(b.basis) for b in program.blocks), unknowns=program.n_columns,
+                    equations=len(system.rhs), facial_reductions=reductions)
+        unmatched = program.unmatched_rows(system)
+        if unmatched:
+            return SearchOutcome(None, program, _unmatched_reason(unmatched), SearchStats(
+                **_stat_times(times), **info))
+        if not program.blocks and not program.params:
+            return SearchOutcome(None, program, "nothing to search: no Gram block and no free parameter",
+                                 SearchStats(**_stat_times(times), **info))
+        plain = solve_plain(program, system, solver)
+        times["float"] += plain.seconds
+        info["float_status"] = plain.status
+        if not plain.usable:
+            reason = (f"the SDP has no solution with these bases (solver {solver} status: {plain.status}); "
+                      f"no SOS certificate at this degree")
+            return SearchOutcome(None, program, reason, SearchStats(**_stat_times(times), **info))
+        margin = solve_margin(program, system, solver)
+        times["margin"] += margin.seconds
+        info.update(margin_status=margin.status, margin=margin.margin)
+        start = time.perf_counter()
+        projector = Projector(system)
+        candidates = [s for s in (margin, plain) if s.usable]  # the interior point first
+        for candidate in candidates:
+            outcome = rationalize(program, projector, candidate.grams, candidate.params, denominators)
+            info["rounding_attempts"] = info.get("rounding_attempts", 0) + outcome.attempts
+            if outcome.point is not None:
+                times["rounding"] += time.perf_counter() - start
+                info["denominator"] = outcome.point.denominator
+                return SearchOutcome(outcome.point, program, outcome.reason,
+                                     SearchStats(**_stat_times(times), **info))
+            reason = outcome.reason
+        times["rounding"] += time.perf_counter() - start
+        reduced = _zero_rows(program, plain) if reductions < MAX_REDUCTIONS else None
+        if reduced is None:
+            t = margin.margin
+            shown = f"{t:.3g}" if t is not None else "none"
+            return SearchOutcome(None, program, f"exact rounding failed (PSD margin {shown}): {reason}",
+                                 SearchStats(**_stat_times(times), **info))
+        program = reduced
+        reductions += 1
+
+
+def _stat_times(times: dict) -> dict:
+    return {"float_solve_s": times["float"], "margin_solve_s": times["margin"], "rounding_s": times["rounding"]}

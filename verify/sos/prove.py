@@ -1,0 +1,197 @@
+"""``prove_nonnegative``: certify ``p >= 0`` on ``{g_k >= 0, h_l = 0}`` with an exact SOS certificate.
+
+Pipeline: parse to exact polynomials -> look for a rational counterexample (exact check) ->
+build the Gram program (Putinar multipliers ``sigma_k`` for each ``g_k``, free multipliers for each
+``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``) ->
+float solve and margin solve (CVXPY) -> exact rounding and projection -> exact re-check of the
+resulting :class:`Certificate`.  The verdict is ``holds`` only if the re-check passes; ``fails``
+only with an exact rational witness; otherwise ``unknown`` with the step that failed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from typing import Sequence
+
+import sympy
+
+from theorems.errors import InvalidInput
+from theorems.verdict import fails, holds, unknown
+
+from . import poly as P
+from .bases import half_degree_basis, newton_basis
+from .certificate import Certificate, EqTerm, SOSTerm, freeze
+from .engine import search
+from .parse import symbols_from_names, to_exact, to_exact_all
+from .program import FreeParam, GramBlock, GramProgram
+from .refute import find_witness
+from .result import SOSResult
+from .rounding import DEFAULT_DENOMINATORS, ExactPoint
+from .solve import SOLVERS
+from .stats import SearchStats
+
+NAME = "sos"
+
+
+def normalize_solver(solver: str) -> str:
+    name = str(solver).upper()
+    if name not in SOLVERS:
+        raise InvalidInput("solver", f"one of {', '.join(s.lower() for s in SOLVERS)}", solver)
+    return name
+
+
+def resolve_symbols(variables: Sequence[sympy.Symbol | str] | str) -> tuple[sympy.Symbol, ...]:
+    if isinstance(variables, str):
+        return symbols_from_names(variables, "variables")
+    names = [v.name if isinstance(v, sympy.Symbol) else v for v in variables]
+    return symbols_from_names(names, "variables")
+
+
+def multiplier_sets(degrees: Sequence[int], degree: int, products: bool | int) -> list[tuple[int, ...]]:
+    """``()`` (sigma_0), each single constraint, and products of up to ``products`` constraints."""
+    sets: list[tuple[int, ...]] = [()] + [(k,) for k in range(len(degrees)) if degrees[k] <= degree]
+    if products:
+        largest = len(degrees) if products is True else int(products)
+        for size in range(2, largest + 1):
+            for subset in itertools.combinations(range(len(degrees)), size):
+                if sum(degrees[k] for k in subset) <= degree:
+                    sets.append(subset)
+    return sets
+
+
+def build_program(p: P.Poly, n: int, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly], degree: int,
+                  products: bool | int) -> GramProgram:
+    blocks: list[GramBlock] = []
+    g_degrees = [P.degree(g) for g in ineqs]
+    for subset in multiplier_sets(g_degrees, degree, products):
+        weight = P.product((ineqs[k] for k in subset), n)
+        if not subset and not ineqs and not eqs:
+            basis = newton_basis(p.keys(), n)
+        else:
+            basis = half_degree_basis(n, 0, (degree - sum(g_degrees[k] for k in subset)) // 2)
+        if basis:
+            blocks.append(GramBlock(0, subset, freeze(weight), tuple(basis)))
+    params = []
+    for l, h in enumerate(eqs):
+        for mono in half_degree_basis(n, 0, degree - P.degree(h)):
+            params.append(FreeParam(("eq", l, mono), ((0, freeze(P.mul(h, P.monomial(mono)))),)))
+    return GramProgram(n, (freeze(p),), tuple(blocks), tuple(params))
+
+
+def certificate_from_point(program: GramProgram, point: ExactPoint, variables: tuple[str, ...], p: P.Poly,
+                           ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly], label: str = "") -> Certificate:
+    """Assemble the certificate, keeping only the terms and the constraints it actually uses.
+
+    A constraint whose multipliers are all zero is dropped (and indices renumbered): the
+    certificate then proves ``p >= 0`` on a larger set, a stronger statement, and every rational it
+    stores takes part in the identity (so altering any of them breaks the re-check).
+    """
+    blocks = [(block, gram) for block, gram in zip(program.blocks, point.grams)
+              if any(x for row in gram for x in row)]
+    multipliers: dict[int, P.Poly] = {}
+    for param, value in zip(program.params, point.params):
+        _, l, mono = param.tag
+        if value:
+            P.add_into(multipliers.setdefault(l, {}), P.monomial(mono, value))
+    used_g = sorted({k for block, _ in blocks for k in block.multiplier})
+    used_h = sorted(l for l, m in multipliers.items() if m)
+    g_index = {k: i for i, k in enumerate(used_g)}
+    h_index = {l: i for i, l in enumerate(used_h)}
+    terms = [SOSTerm(tuple(g_index[k] for k in block.multiplier), *drop_zero_rows(block.basis, gram))
+             for block, gram in blocks]
+    eq_terms = [EqTerm(h_index[l], freeze(multipliers[l])) for l in used_h]
+    return Certificate(variables, freeze(p), tuple(freeze(ineqs[k]) for k in used_g),
+                       tuple(freeze(eqs[l]) for l in used_h), tuple(terms), tuple(eq_terms), label)
+
+
+def drop_zero_rows(basis, gram) -> tuple[tuple, tuple]:
+    """Remove basis monomials whose Gram row is exactly zero (same polynomial, principal submatrix)."""
+    keep = [i for i, row in enumerate(gram) if any(row)]
+    return tuple(basis[i] for i in keep), tuple(tuple(gram[i][j] for j in keep) for i in keep)
+
+
+def default_degree(p: P.Poly, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly]) -> int:
+    d = max([P.degree(p)] + [P.degree(g) for g in ineqs] + [P.degree(h) for h in eqs] + [0])
+    return d + (d % 2)
+
+
+def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] = (), eqs: Sequence[P.Poly] = (),
+                degree: int | None = None, products: bool | int = False, solver: str = "CLARABEL",
+                refute: bool = True, denominators: Sequence[int] = DEFAULT_DENOMINATORS,
+                label: str = "") -> SOSResult:
+    """:func:`prove_nonnegative` on already exact polynomials (``verify.sos.poly`` dicts)."""
+    n = len(variables)
+    solver = normalize_solver(solver)
+    if degree is None:
+        degree = default_degree(p, ineqs, eqs)
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < max(P.degree(p), 0):
+        raise InvalidInput("degree", f"an integer >= deg p = {P.degree(p)}", degree)
+    if not (isinstance(products, (bool, int)) and (products is True or products is False or products >= 2)):
+        raise InvalidInput("products", "True, False or the largest number of factors (>= 2)", products)
+    if not denominators or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in denominators):
+        raise InvalidInput("denominators", "a non-empty list of positive integers", denominators)
+    options = {"degree": degree, "products": products, "solver": solver, "refute": refute,
+               "denominators": [int(d) for d in denominators]}
+    draft = Certificate(variables, freeze(p), tuple(freeze(g) for g in ineqs), tuple(freeze(h) for h in eqs),
+                        (), (), label)
+    claim = draft.claim
+    start = time.perf_counter()
+    if refute:
+        witness = find_witness(p, n, ineqs, eqs)
+        if witness is not None:
+            point = {v: str(x) for v, x in zip(variables, witness.point)}
+            return SOSResult(fails(NAME, f"refuted: at the rational point {point} (in the set) the polynomial "
+                                         f"equals {witness.value} < 0", {"claim": claim, "point": point,
+                                                                         "value": str(witness.value)}),
+                             None, SearchStats(solver=solver), time.perf_counter() - start, options)
+    refute_s = time.perf_counter() - start
+    if not p:
+        cert = draft
+        return SOSResult(holds(NAME, "the polynomial is identically zero", {"claim": claim}), cert,
+                         SearchStats(solver=solver), refute_s, options)
+    program = build_program(p, n, ineqs, eqs, degree, products)
+    outcome = search(program, solver, denominators)
+    if outcome.point is None:
+        return SOSResult(unknown(NAME, f"no exact certificate at degree {degree}: {outcome.reason}",
+                                 {"claim": claim, "degree": degree}), None, outcome.stats, refute_s, options)
+    check_start = time.perf_counter()
+    cert = certificate_from_point(outcome.program, outcome.point, variables, p, ineqs, eqs, label)
+    verdict = cert.recheck()
+    stats = _add_rounding(outcome.stats, time.perf_counter() - check_start)
+    if not verdict.holds:
+        return SOSResult(unknown(NAME, f"the rounded certificate failed its exact re-check: {verdict.reason}",
+                                 {"claim": claim}), None, stats, refute_s, options)
+    used = ""
+    if len(cert.ineqs) < len(ineqs) or len(cert.eqs) < len(eqs):
+        used = (f"; the certificate uses {len(cert.ineqs)} of {len(ineqs)} inequalities and {len(cert.eqs)} of "
+                f"{len(eqs)} equalities, so it proves the claim on a larger set")
+    return SOSResult(holds(NAME, f"exact SOS certificate (degree {degree}, denominator "
+                                 f"{outcome.point.denominator}): {verdict.reason}{used}",
+                           {"claim": claim, "certified_claim": cert.claim, "degree": degree}),
+                     cert, stats, refute_s, options)
+
+
+def _add_rounding(stats: SearchStats, seconds: float) -> SearchStats:
+    return dataclasses.replace(stats, rounding_s=stats.rounding_s + seconds)
+
+
+def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None, products: bool | int = False,
+                      solver: str = "CLARABEL", refute: bool = True,
+                      denominators: Sequence[int] = DEFAULT_DENOMINATORS, label: str = "") -> SOSResult:
+    """Prove ``p >= 0`` on ``{g >= 0 for g in ineqs, h == 0 for h in eqs}`` with an exact certificate.
+
+    ``p``, ``ineqs``, ``eqs``: SymPy expressions/Polys (or strings, parsed safely) with rational
+    coefficients in ``variables`` (SymPy symbols or names, matched by name).  ``degree``: largest
+    total degree of every term ``g_S sigma_S`` and ``lambda_l h_l`` (default: the largest input
+    degree rounded up to even).  ``products``: add products of constraints (``True`` all, or an
+    int = most factors).  ``solver``: ``"CLARABEL"`` (default) or ``"SCS"``.  ``refute``: first
+    look for a rational counterexample (exact check).  Raises :class:`InvalidInput` for malformed
+    input; an inconclusive search is a result (``unknown``), not an exception.
+    """
+    symbols = resolve_symbols(variables)
+    names = tuple(s.name for s in symbols)
+    exact_p = to_exact(p, symbols, "p")
+    exact_g = to_exact_all(ineqs, symbols, "ineqs")
+    exact_h = to_exact_all(eqs, symbols, "eqs")
+    return prove_exact(exact_p, names, exact_g, exact_h, degree, products, solver, refute, denominators, label)

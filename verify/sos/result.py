@@ -1,0 +1,83 @@
+"""Result records returned by the SOS searches (frozen; they never print)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Mapping, final
+
+from theorems.verdict import Status, Verdict
+
+from .certificate import Certificate
+from .stats import SearchStats
+from .lyapunov_certificate import LyapunovCertificate
+
+
+def provenance(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options of the search and versions of the packages that produced the (float) hint."""
+    versions = {}
+    for package in ("consensus-verify", "cvxpy", "clarabel", "scs", "python-flint", "sympy"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return {"options": {k: (str(v) if not isinstance(v, (int, float, bool, str, type(None), list)) else v)
+                        for k, v in options.items()},
+            "packages": versions, "arithmetic": "exact rationals (fractions.Fraction / python-flint fmpq)"}
+
+
+@final
+@dataclass(frozen=True)
+class SOSResult:
+    """Outcome of :func:`verify.sos.prove_nonnegative`.
+
+    ``verdict`` is ``holds`` only when ``certificate`` is present and passed its exact re-check;
+    ``fails`` carries a rational witness point (``witness["point"]``) where the claim is false;
+    ``unknown`` says which step of the search or rounding failed.  ``stats`` holds the wall times
+    of the float solve, the margin solve and the exact rounding/check, and the problem sizes.
+    """
+
+    verdict: Verdict
+    certificate: Certificate | None
+    stats: SearchStats
+    refute_s: float = 0.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Status:
+        return self.verdict.status
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.status.value,
+            "reason": self.verdict.reason,
+            "claim": self.verdict.witness.get("claim", ""),
+            "result": self.verdict.to_json(),
+            "stats": self.stats.to_json() | {"refute_s": self.refute_s},
+            "provenance": provenance(self.options),
+            "certificate": self.certificate.to_json() if self.certificate else None,
+        }
+
+
+@final
+@dataclass(frozen=True)
+class LyapunovResult:
+    """Outcome of :func:`verify.sos.find_lyapunov`; ``stats`` sums both SOS conditions' phases."""
+
+    verdict: Verdict
+    certificate: LyapunovCertificate | None
+    stats: SearchStats
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Status:
+        return self.verdict.status
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.status.value,
+            "reason": self.verdict.reason,
+            "result": self.verdict.to_json(),
+            "stats": self.stats.to_json(),
+            "provenance": provenance(self.options),
+            "certificate": self.certificate.to_json() if self.certificate else None,
+        }

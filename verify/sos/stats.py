@@ -1,0 +1,29 @@
+"""Search statistics: wall times of the three phases and problem sizes (solver-free module)."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import final
+
+
+@final
+@dataclass(frozen=True)
+class SearchStats:
+    """Wall times (seconds) of the three phases and the problem sizes."""
+
+    float_solve_s: float = 0.0
+    margin_solve_s: float = 0.0
+    rounding_s: float = 0.0
+    solver: str = ""
+    float_status: str = ""
+    margin_status: str = ""
+    margin: float | None = None
+    denominator: int | None = None
+    rounding_attempts: int = 0
+    facial_reductions: int = 0
+    gram_blocks: tuple[int, ...] = ()
+    unknowns: int = 0
+    equations: int = 0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self) | {"gram_blocks": list(self.gram_blocks)}
