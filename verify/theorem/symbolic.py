@@ -125,3 +125,31 @@ def first_eigen_coordinate() -> Verdict:
     residual = dx1[0] - (l1 - (x1.T * U * x1)[0]) * b
     return _verdict("first_eigen_coordinate", "d<v,x_1>/dt = (lambda_1 - x_1^T U x_1) <v,x_1>",
                     {"residual": sympy.expand(residual)})
+
+
+def energy_derivative() -> Verdict:
+    """Proposition ``grad-energy``: full mask, one head, ``P`` symmetric constant, ``U = P``.
+    ``E = sum_ij exp(beta <x_i, P x_j>)`` satisfies ``dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2 >= 0``
+    with ``Z_i = sum_j exp(beta <x_i, P x_j>)`` and ``F_i = sum_j a_ij P x_j``.
+
+    Dimension-free: swapping ``i, j`` (``P`` symmetric) gives ``dE/dt = 2 beta sum_i Z_i <dx_i/dt, F_i>``
+    and ``<Proj F, F> = |Proj F|^2``.  Checked exactly for ``N = 2`` tokens on the circle with a
+    generic symmetric ``P`` in angle coordinates.
+    """
+    th1, th2, beta = sympy.symbols("theta1 theta2 beta", real=True)
+    p11, p12, p22 = sympy.symbols("p11 p12 p22", real=True)
+    P = sympy.Matrix([[p11, p12], [p12, p22]])
+    angles = [th1, th2]
+    xs = [sympy.Matrix([sympy.cos(a), sympy.sin(a)]) for a in angles]
+    e = [[sympy.exp(beta * (xs[i].T * P * xs[j])[0]) for j in range(2)] for i in range(2)]
+    E = sum(e[i][j] for i in range(2) for j in range(2))
+    dE, rhs = sympy.Integer(0), sympy.Integer(0)
+    for i in range(2):
+        Z = e[i][0] + e[i][1]
+        F = (e[i][0] * P * xs[0] + e[i][1] * P * xs[1]) / Z
+        perp = sympy.Matrix([-sympy.sin(angles[i]), sympy.cos(angles[i])])
+        theta_dot = perp.dot(F)  # dx_i/dt = Proj_{x_i} F = theta_dot * perp
+        dE += sympy.diff(E, angles[i]) * theta_dot
+        rhs += 2 * beta * Z * theta_dot ** 2
+    return _verdict("energy_derivative", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2",
+                    {"residual": sympy.simplify(dE - rhs)})

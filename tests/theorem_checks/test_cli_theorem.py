@@ -1,0 +1,123 @@
+"""`verify theorem`: defaults certified and re-checkable, violated hypotheses refuted, goldens."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verify.cli.main import main
+from verify.sos.lyapunov_certificate import certificate_from_json
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "theorems"
+A = [[1, "1/2", 0], [0, "1/2", "-1/3"], ["1/4", 0, 1]]
+TOKENS = [["2/3", "2/3", "1/3"], [0, 1, 0], ["-3/5", 0, "4/5"], ["2/7", "-3/7", "6/7"]]
+
+
+def run_json(capsys, argv):
+    code = main(argv + ["--format", "json"])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out)
+
+
+@pytest.mark.parametrize("theorem_id,expected_certs", [("4.2", 2), ("3.2", 1), ("4.4-sym", 1)])
+def test_default_instances_are_certified_and_every_certificate_rechecks(tmp_path, capsys, theorem_id, expected_certs):
+    code, payload = run_json(capsys, ["theorem", theorem_id, "--save", str(tmp_path), "--t-end", "8"])
+    assert code == 0 and payload["verdict"] == "holds"
+    certs = [s for s in payload["steps"] if s["kind"] == "certificate"]
+    assert len(certs) == expected_certs and all(s["verdict"]["verdict"] == "holds" for s in certs)
+    for step in certs:  # the JSON report's certificates re-check on their own
+        assert certificate_from_json(step["certificate"]).recheck().holds
+    saved = sorted(p for p in tmp_path.glob("*.json") if not p.name.endswith("__report.json"))
+    assert len(saved) == expected_certs
+    for path in saved:
+        assert main(["recheck", str(path)]) == 0
+    capsys.readouterr()
+    assert payload["numerical_evidence"]["kind"].startswith("numerical evidence")
+    cited = [s["id"] for s in payload["steps"] if s["kind"] == "cited"]
+    assert cited and all(c in payload["explanation"] for c in cited)
+
+
+def _write(tmp_path, **overrides):
+    data = {"d": 3, "beta": 1, "mask": "causal", "heads": [{"P": A, "U": "identity"}], "tokens": TOKENS}
+    data.update(overrides)
+    path = tmp_path / "inst.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+VIOLATIONS = [
+    ("4.2", {"mask": "full"}, "mask_causal"),
+    ("4.2", {"heads": [{"P": A, "U": [[1, 0, 0], [0, 2, 0], [0, 0, 1]]}]}, "U_identity"),
+    ("4.2", {"heads": [{"P": [["t", 0, 0], [0, 1, 0], [0, 0, 1]], "U": "identity"}]}, "P_bounded"),
+    ("3.2", {"mask": "full", "tokens": [["2/3", "2/3", "1/3"], ["-2/3", "-2/3", "-1/3"]]}, "open_hemisphere"),
+    ("3.2", {"mask": "full", "heads": [{"P": [["sin(t^2)", 0, 0], [0, 1, 0], [0, 0, 1]], "U": "identity"}],
+             "tokens": [[1, 0, 0], [0, 1, 0]]}, "P_uniformly_continuous"),
+    ("4.4-sym", {"heads": [{"P": A, "U": [[1, 1, 0], [0, 1, 0], [0, 0, -1]]}]}, "U_symmetric"),
+    ("4.4-sym", {"heads": [{"P": A, "U": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}]}, "U_simple_top_eigenvalue"),
+    ("4.4-sym", {"heads": [{"P": A, "U": "identity"}, {"P": A, "U": "identity"}]}, "one_head"),
+]
+
+
+@pytest.mark.parametrize("theorem_id,overrides,failing", VIOLATIONS, ids=[f"{v[0]}-{v[2]}" for v in VIOLATIONS])
+def test_violated_hypothesis_exits_3_and_nothing_claims_the_conclusion(tmp_path, capsys, theorem_id, overrides, failing):
+    code, payload = run_json(capsys, ["theorem", theorem_id, "--instance", _write(tmp_path, **overrides), "--no-simulate"])
+    verdicts = {h["name"]: h["verdict"] for h in payload["hypotheses"]}
+    assert verdicts[failing] in ("fails", "unknown")
+    assert code in (3, 4) and payload["verdict"] in ("fails", "unknown")
+    if verdicts[failing] == "fails":
+        assert code == 3
+    assert payload["steps"] == []  # no certificate, no step claims the conclusion
+    assert "does not apply" in payload["explanation"] or "could not be decided" in payload["explanation"]
+
+
+def test_simple_top_eigenvalue_violation_is_a_failure(tmp_path, capsys):
+    """A repeated top eigenvalue is a refutation of Assumption 4.4, not an unknown."""
+    code, payload = run_json(capsys, ["theorem", "4.4-sym", "--no-simulate", "--instance",
+                                      _write(tmp_path, heads=[{"P": A, "U": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}])])
+    assert code == 3
+
+
+def test_text_report_names_each_kind_of_step(capsys):
+    assert main(["theorem", "4.2", "--no-simulate"]) == 0
+    out = capsys.readouterr().out
+    for word in ("[certificate]", "[symbolic", "[cited", "verdict: holds"):
+        assert word in out
+
+
+def test_bad_usage(tmp_path, capsys):
+    assert main(["theorem", "4.2", "--t-end", "-1"]) == 2
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert main(["theorem", "4.2", "--save", str(f)]) == 2
+    assert main(["theorem", "4.3"]) == 2
+    assert "did you mean" in capsys.readouterr().err
+
+
+RECHECK = r"""
+import json, sys
+from verify.sos.lyapunov_certificate import certificate_from_json
+res = {p: certificate_from_json(json.load(open(p))).recheck().status.value for p in sys.argv[1:]}
+print(json.dumps({"results": res, "heavy": sorted(m for m in ("cvxpy", "clarabel", "scs") if m in sys.modules)}))
+"""
+
+
+def test_golden_theorem_certificates_recheck_without_the_solver():
+    paths = sorted(str(p) for p in GOLDEN.glob("*.json"))
+    assert len(paths) == 4
+    out = subprocess.run([sys.executable, "-c", RECHECK, *paths], capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["heavy"] == []
+    assert set(data["results"].values()) == {"holds"}
+
+
+def test_golden_claims_match_what_the_defaults_prove_today():
+    from verify.theorem.check import check_theorem
+
+    for tid in ("4.2", "3.2", "4.4-sym"):
+        report = check_theorem(tid, simulate=False)
+        for step_id, cert in report.certificates:
+            golden = json.loads((GOLDEN / f"{tid.replace('.', '_')}__{step_id}.json").read_text())
+            assert golden["claim"] == cert.to_json()["claim"], (tid, step_id)

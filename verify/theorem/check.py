@@ -1,0 +1,58 @@
+"""``check_theorem``: hypotheses, exact certificates, symbolic steps and numerical evidence,
+composed into one :class:`~verify.theorem.report.TheoremReport` (the library call behind
+``verify theorem ID``)."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from theorems.catalogue import get
+from theorems.catalogue.base import HypothesisReport
+from theorems.system import AttentionSystem
+from theorems.verdict import Status
+
+from .proofs_causal import plan_4_2, plan_iss
+from .proofs_full import plan_3_2, plan_weights
+from .proofs_sym import plan_4_4_sym, plan_grad_energy
+from .report import ProofStep, TheoremReport, compose, provenance
+
+Plan = Callable[[AttentionSystem, HypothesisReport], list[ProofStep]]
+
+
+def _claim_plan(theorem_id: str) -> Plan:
+    def plan(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+        proof = hypotheses.proof
+        return [ProofStep(theorem_id, "symbolic", hypotheses.theorem.conclusion, proof)]
+    return plan
+
+
+PLANS: dict[str, Plan] = {
+    "weights": plan_weights, "3.2": plan_3_2, "4.2": plan_4_2, "iss-causal": plan_iss,
+    "4.4-sym": plan_4_4_sym, "grad-energy": plan_grad_energy, "D1": _claim_plan("D1"), "LN1": _claim_plan("LN1"),
+}
+EVIDENCE_VARIANT = {"4.4-sym": "abs"}
+"""Metric used for the numerical evidence: 4.4-sym predicts alignment, so |cos| (SPEC §4)."""
+
+
+def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, simulate: bool = True,
+                  t_end: float = 20.0, progress=None) -> TheoremReport:
+    """Check ``theorem_id`` on ``system`` (default: the theorem's built-in example)."""
+    started = time.perf_counter()
+    theorem = get(theorem_id)
+    system = system if system is not None else theorem.example()
+    hypotheses = theorem.check(system)
+    steps: list[ProofStep] = []
+    if hypotheses.status is Status.HOLDS:
+        steps = PLANS[theorem.id](system, hypotheses)
+    status, explanation = compose(hypotheses, steps)
+    evidence = _evidence(theorem.id, system, t_end, progress) if simulate else None
+    options: dict[str, Any] = {"theorem": theorem.id, "simulate": simulate, "t_end": t_end}
+    return TheoremReport(theorem, hypotheses, tuple(steps), status, explanation, evidence, provenance(options, started))
+
+
+def _evidence(theorem_id: str, system: AttentionSystem, t_end: float, progress) -> dict[str, Any] | None:
+    if theorem_id in ("D1", "LN1"):
+        return None
+    from numerics.evidence import simulate_evidence
+
+    return simulate_evidence(system, t_end=t_end, variant=EVIDENCE_VARIANT.get(theorem_id, "cos"), progress=progress)

@@ -1,0 +1,49 @@
+"""Proof plans for full attention: Theorem 3.2 and the weights lemma (SPEC §3).
+
+Theorem 3.2 = hemisphere invariance (derivative identity: symbolic; inequality: certificate) +
+the chart ``y_i = x_i/<z, x_i>`` turning eq. 5 into a linear consensus protocol (symbolic) +
+weights bounded below (weights lemma) + the time-varying consensus theorem (cited; this is where
+uniform continuity of ``P`` is used).
+"""
+from __future__ import annotations
+
+from theorems.catalogue.base import HypothesisReport
+from theorems.system import AttentionSystem
+from verify.certificates import certify_hemisphere_invariance
+
+from . import symbolic
+from .report import ProofStep
+from .steps import bound_p, certificate_step, cited_step, missing_bound_step, symbolic_step, weights_step
+
+CONSENSUS_SOURCE = ("L. Moreau, Stability of continuous-time distributed consensus algorithms, IEEE CDC 2004 "
+                    "(time-varying consensus with weights bounded below and uniformly continuous); as used in the paper's proof of Theorem 3.2")
+
+
+def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    p = bound_p(hypotheses)
+    if p is None:
+        return [missing_bound_step()]
+    weights, _, _ = weights_step(system, p)
+    return [
+        weights,
+        symbolic_step("hemisphere_derivative", "d<z,x_i>/dt = sum_h sum_j a^h_ij (<z,x_j> - <x_i,x_j><z,x_i>) (from eq. 5)",
+                      symbolic.hemisphere_derivative),
+        certificate_step("hemisphere_invariance",
+                         "at a token minimising m = <z,x_i> >= 0: <z,x_j> - <x_i,x_j> m >= 0, so min_i <z,x_i> never "
+                         "decreases and open hemispheres are forward invariant",
+                         certify_hemisphere_invariance),
+        symbolic_step("chart_identity", "y_i = x_i/<z,x_i> satisfies dy_i/dt = sum_j a_ij (<z,x_j>/<z,x_i>)(y_j - y_i)",
+                      symbolic.chart_identity),
+        cited_step("time_varying_consensus",
+                   "the chart weights a_ij <z,x_j>/<z,x_i> are bounded below (weights lemma and invariance) and uniformly "
+                   "continuous in t (P uniformly continuous); the linear consensus protocol converges, so x_i -> x*",
+                   CONSENSUS_SOURCE),
+    ]
+
+
+def plan_weights(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    p = bound_p(hypotheses)
+    if p is None:
+        return [missing_bound_step()]
+    weights, _, _ = weights_step(system, p)
+    return [weights]

@@ -1,0 +1,65 @@
+"""Shared building blocks of the theorem proofs: certificate steps and the weight bounds."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+from theorems.catalogue.base import HypothesisReport
+from theorems.system import AttentionSystem
+from theorems.verdict import fails, holds, unknown
+
+from .bounds import exp_bounds
+from .report import ProofStep
+
+WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, beta p]); SPEC §2"
+
+
+def certificate_step(step_id: str, statement: str, search: Callable[[], object]) -> ProofStep:
+    """Run an SOS search and keep its certificate only after an independent exact re-check."""
+    result = search()
+    cert = getattr(result, "certificate", None)
+    verdict = result.verdict
+    if verdict.holds and cert is not None:
+        recheck = cert.recheck()  # exact arithmetic only; the search's own check is not trusted alone
+        if not recheck.holds:
+            verdict = unknown(step_id, f"the certificate failed its exact re-check: {recheck.reason}")
+            cert = None
+    elif verdict.holds:
+        verdict = unknown(step_id, "the search reported success without a certificate")
+    data = {"search_stats": result.stats.to_json()} if hasattr(result, "stats") else {}
+    named = type(verdict)(step_id, verdict.status, verdict.reason, verdict.witness, verdict.exact)
+    return ProofStep(step_id, "certificate", statement, named, cert if named.holds else None, data=data)
+
+
+def bound_p(hypotheses: HypothesisReport) -> Fraction | None:
+    """The proven bound ``p >= sup ||P^h(t)||_2`` from the ``P_bounded`` verdict, if it holds."""
+    for v in hypotheses.verdicts:
+        if v.name == "P_bounded" and v.holds:
+            return Fraction(str(v.witness["p"]))
+    return None
+
+
+def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fraction, Fraction]:
+    """Rational enclosures ``lo <= exp(-2 beta p)``, ``hi >= exp(2 beta p)`` (interval arithmetic)."""
+    b = exp_bounds(system.beta, p)
+    data = b.to_json() | {"H": system.H}
+    step = ProofStep("weights", "cited", "exp(-2 beta p)/|M(i)| <= a^h_ij <= exp(2 beta p)/|M(i)| with the proven "
+                     "bound p of P_bounded; exp enclosed by rationals with interval arithmetic",
+                     holds("weights", f"exp(-2 beta p) >= {b.lo}, exp(2 beta p) <= {b.hi}", data), source=WEIGHTS_SOURCE,
+                     data=data)
+    return step, b.lo, b.hi
+
+
+def symbolic_step(step_id: str, statement: str, fn: Callable) -> ProofStep:
+    verdict = fn()
+    return ProofStep(step_id, "symbolic", statement, verdict)
+
+
+def cited_step(step_id: str, statement: str, source: str) -> ProofStep:
+    return ProofStep(step_id, "cited", statement, None, source=source)
+
+
+def missing_bound_step() -> ProofStep:
+    return ProofStep("weights", "cited", "attention weights bounded below",
+                     fails("weights", "no proven bound p on ||P||: the weights lemma cannot be applied"),
+                     source=WEIGHTS_SOURCE)
