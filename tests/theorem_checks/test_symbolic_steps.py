@@ -9,7 +9,7 @@ import sympy
 
 from theorems.verdict import Status
 from verify.theorem import symbolic
-from verify.theorem.bounds import exp_bounds
+from verify.certificates.weights import exp_bounds
 
 STEPS = [symbolic.first_token_fixed, symbolic.token_two_gram_equation, symbolic.token_i_gram_equation,
          symbolic.hemisphere_derivative, symbolic.chart_identity, symbolic.first_eigen_coordinate]
@@ -37,12 +37,14 @@ def test_reduction_rejects_a_wrong_identity():
 @pytest.mark.parametrize("beta,p", [(sympy.Integer(1), "3/2"), (sympy.Rational(1, 8), "100"),
                                     (1 / sympy.sqrt(3), "7/3"), (sympy.Integer(2), "0")])
 def test_exp_bounds_are_rigorous_and_tight(beta, p):
-    b = exp_bounds(beta, p)
+    x_exact = 2 * beta * sympy.sympify(p)
+    lo, _ = exp_bounds(-x_exact)
+    _, hi = exp_bounds(x_exact)
     with mpmath.workdps(60):
-        x = 2 * mpmath.mpf(sympy.N(beta * sympy.sympify(p), 70))
+        x = mpmath.mpf(sympy.N(x_exact, 70))
         low, high = mpmath.exp(-x), mpmath.exp(x)
-        assert mpmath.mpf(b.lo.numerator) / b.lo.denominator <= low
-        assert mpmath.mpf(b.hi.numerator) / b.hi.denominator >= high
-        assert low - mpmath.mpf(b.lo.numerator) / b.lo.denominator <= 1e-11 * max(1, low) + low * 1e-9
-        assert mpmath.mpf(b.hi.numerator) / b.hi.denominator - high <= high * 1e-9 + 1e-11
-    assert isinstance(b.lo, Fraction) and b.lo > 0
+        lo_m, hi_m = mpmath.mpf(lo.numerator) / lo.denominator, mpmath.mpf(hi.numerator) / hi.denominator
+        assert lo_m <= low and hi_m >= high
+        assert low - lo_m <= low * 1e-9 + mpmath.mpf(10) ** -12
+        assert hi_m - high <= high * 1e-9
+    assert isinstance(lo, Fraction) and lo > 0

@@ -1,47 +1,73 @@
 """Exact rational bounds for attention weights (SPEC §2, ``weights`` lemma).
 
 ``exp(-2 beta p)/n <= a_ij <= exp(2 beta p)/n`` with ``n = |M(i)|``; summed over ``H`` heads the
-total weight on one key lies in ``[H exp(-2 beta p)/n, H exp(2 beta p)/n]``.  ``exp`` of a rational is
-irrational, so certificates take rational bounds: :func:`exp_bounds` gives ``lo <= exp(y) <= hi``
-from Taylor partial sums with an explicit remainder bound, all in exact arithmetic.
+total weight on one key lies in ``[H exp(-2 beta p)/n, H exp(2 beta p)/n]``.  ``exp`` is
+irrational and ``beta`` often is too (the paper's ``1/sqrt(d)``), so certificates take rational
+bounds computed with mpmath interval arithmetic in a private context (outward rounding, no global
+precision) and converted exactly from the binary endpoints; the rationals are then shortened
+only in the safe direction.
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from math import factorial
+
+import sympy
+from mpmath.ctx_iv import MPIntervalContext
 
 from theorems.errors import InvalidInput
 
 
-def exp_bounds(y: Fraction, terms: int = 30) -> tuple[Fraction, Fraction]:
-    """Rationals ``lo <= exp(y) <= hi`` (exact), for rational ``y`` with ``|y| < terms``."""
-    y = Fraction(y)
-    x = abs(y)
-    if x + 2 >= terms:
-        raise InvalidInput("y", f"|y| < {terms - 2} for the Taylor bound", y)
-    partial = sum((x ** k / factorial(k) for k in range(terms + 1)), Fraction(0))
-    tail = x ** (terms + 1) / factorial(terms + 1) / (1 - x / (terms + 2))
-    lo, hi = partial, partial + tail  # exp(x) for x >= 0: lo = partial sum, hi adds a geometric tail bound
-    lo, hi = _simplify_down(lo), _simplify_up(hi)
-    return (lo, hi) if y >= 0 else (1 / hi, 1 / lo)
+def _to_fraction(raw: tuple) -> Fraction:
+    """Exact value of a raw mpmath binary float tuple ``(sign, man, exp, bc)``."""
+    sign, man, exp, _ = raw
+    value = Fraction(int(man) * 2 ** exp) if exp >= 0 else Fraction(int(man), 2 ** -exp)
+    return -value if sign else value
 
 
-def _simplify_down(q: Fraction, den: int = 10 ** 12) -> Fraction:
-    return Fraction((q.numerator * den) // q.denominator, den)
+def _interval(expr: sympy.Expr, prec: int):
+    iv = MPIntervalContext()
+    iv.prec = prec
+    if expr.is_Rational:  # lambdify would hand back a plain Python number
+        return iv.mpf(int(expr.p)) / iv.mpf(int(expr.q))
+    fn = sympy.lambdify((), expr, modules=[{"exp": iv.exp, "sqrt": iv.sqrt, "pi": iv.pi, "E": iv.e,
+                                            "Rational": lambda a, b: iv.mpf(a) / b}, iv])
+    return fn()
 
 
-def _simplify_up(q: Fraction, den: int = 10 ** 12) -> Fraction:
-    return Fraction(-((-q.numerator * den) // q.denominator), den)
+def _exact(value, field: str) -> sympy.Expr:
+    if isinstance(value, (float, bool)):
+        raise InvalidInput(field, "an exact number (int, Fraction, 'p/q' or a SymPy expression)", value)
+    expr = sympy.sympify(str(value)) if isinstance(value, (Fraction, str)) else sympy.sympify(value)
+    if not expr.is_number or expr.is_real is False or expr.has(sympy.Float):
+        raise InvalidInput(field, "an exact real constant", value)
+    return expr
 
 
-def attention_weight_bounds(heads: int, beta: Fraction, p: Fraction, n_keys: int) -> tuple[Fraction, Fraction]:
-    """Rational ``(w_lo, w_hi)`` with ``w_lo <= sum_h a^h_ij <= w_hi`` when ``||P^h|| <= p``, ``|M(i)| = n_keys``."""
+def exp_bounds(y, digits: int = 12) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= exp(y) <= hi`` for an exact real constant ``y`` (relative width ~10^-digits)."""
+    expr = sympy.exp(_exact(y, "y"))
+    box = _interval(expr, int(digits * 3.33) + 40)
+    lo, hi = _to_fraction(box._mpi_[0]), _to_fraction(box._mpi_[1])
+    scale = 10 ** digits
+    mag = max(1, int(hi))  # shorten to `digits` significant digits, rounding outwards
+    short_lo = Fraction((lo * scale // mag).__floor__(), scale) * mag
+    short_hi = -Fraction((-hi * scale // mag).__floor__(), scale) * mag
+    if short_lo <= 0:  # tiny values: keep the exact dyadic endpoint
+        short_lo = lo
+    return short_lo, short_hi
+
+
+def attention_weight_bounds(heads: int, beta, p, n_keys: int) -> tuple[Fraction, Fraction]:
+    """Rational ``(w_lo, w_hi)`` with ``w_lo <= sum_h a^h_ij <= w_hi`` when ``||P^h|| <= p``, ``|M(i)| = n_keys``.
+
+    ``w_hi`` is also capped by ``heads`` (each weight is at most 1).
+    """
     for name, value in (("heads", heads), ("n_keys", n_keys)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidInput(name, "a positive integer", value)
-    beta, p = Fraction(beta), Fraction(p)
-    if beta < 0 or p < 0:
-        raise InvalidInput("beta, p", "nonnegative rationals", (beta, p))
-    lo, _ = exp_bounds(-2 * beta * p)
-    _, hi = exp_bounds(2 * beta * p)
-    return Fraction(heads) * lo / n_keys, Fraction(heads) * hi / n_keys
+    b, q = _exact(beta, "beta"), _exact(p, "p")
+    if b < 0 or q < 0:
+        raise InvalidInput("beta, p", "nonnegative constants", (str(b), str(q)))
+    lo, _ = exp_bounds(-2 * b * q)
+    _, hi = exp_bounds(2 * b * q)
+    return Fraction(heads) * lo / n_keys, min(Fraction(heads), Fraction(heads) * hi / n_keys)

@@ -4,11 +4,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
+import sympy
+
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
 from theorems.verdict import fails, holds, unknown
 
-from .bounds import exp_bounds
+from verify.certificates.weights import exp_bounds
 from .report import ProofStep
 
 WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, beta p]); SPEC §2"
@@ -41,13 +43,14 @@ def bound_p(hypotheses: HypothesisReport) -> Fraction | None:
 
 def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fraction, Fraction]:
     """Rational enclosures ``lo <= exp(-2 beta p)``, ``hi >= exp(2 beta p)`` (interval arithmetic)."""
-    b = exp_bounds(system.beta, p)
-    data = b.to_json() | {"H": system.H}
+    lo, _ = exp_bounds(-2 * system.beta * sympy.Rational(p.numerator, p.denominator))
+    _, hi = exp_bounds(2 * system.beta * sympy.Rational(p.numerator, p.denominator))
+    data = {"beta": str(system.beta), "p": str(p), "H": system.H, "exp(-2 beta p) >=": str(lo), "exp(2 beta p) <=": str(hi)}
     step = ProofStep("weights", "cited", "exp(-2 beta p)/|M(i)| <= a^h_ij <= exp(2 beta p)/|M(i)| with the proven "
                      "bound p of P_bounded; exp enclosed by rationals with interval arithmetic",
-                     holds("weights", f"exp(-2 beta p) >= {b.lo}, exp(2 beta p) <= {b.hi}", data), source=WEIGHTS_SOURCE,
+                     holds("weights", f"exp(-2 beta p) >= {lo}, exp(2 beta p) <= {hi}", data), source=WEIGHTS_SOURCE,
                      data=data)
-    return step, b.lo, b.hi
+    return step, lo, hi
 
 
 def symbolic_step(step_id: str, statement: str, fn: Callable) -> ProofStep:
