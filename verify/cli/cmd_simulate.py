@@ -1,0 +1,143 @@
+"""``verify simulate``: integrate eq. 5 and report consensus metrics (a renderer over
+:mod:`numerics`; all work is done by library calls that return records)."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+from theorems.errors import InvalidInput
+
+from .common import EXIT_OK, UsageError, add_format_option, emit, write_atomic
+
+
+def add_parser(sub) -> None:
+    from numerics.presets import PRESETS
+
+    p = sub.add_parser("simulate", help="simulate the continuous model (eq. 5) and report E, V, hemisphere events",
+                       description="Integrate the attention dynamics from an instance file or a preset. Presets: "
+                                   + ", ".join(PRESETS))
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--instance", metavar="FILE", help="instance JSON file (see docs/format.md)")
+    src.add_argument("--preset", metavar="NAME", help="a preset '<P>-<U>-<mask>', e.g. constant-identity-full")
+    p.add_argument("--t-end", type=float, required=True, metavar="T", help="final time")
+    p.add_argument("--digits", type=int, metavar="D", help="arbitrary precision (Taylor method) with D digits")
+    p.add_argument("--rtol", type=float, default=1e-10, help="relative tolerance of the float64 integrator")
+    p.add_argument("--atol", type=float, default=1e-12, help="absolute tolerance of the float64 integrator")
+    p.add_argument("--points", type=int, default=151, metavar="K", help="number of output times (default 151)")
+    p.add_argument("--samples", type=int, metavar="K", help="simulate K random initial conditions (mean, 95%% band)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the preset and of the random initial conditions")
+    p.add_argument("--tokens", type=int, default=12, metavar="N", help="number of tokens of a preset (default 12)")
+    p.add_argument("--dim", type=int, default=3, metavar="d", help="dimension of a preset (default 3)")
+    p.add_argument("--variant", choices=("cos", "abs"), default="cos", help="E_first with cos or |cos|")
+    p.add_argument("--plot", metavar="FILE", help="write a PNG: E and V against t (log scale); tokens on S^2 when d = 3")
+    p.add_argument("--json", dest="json_out", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: when stderr is a terminal)")
+    add_format_option(p)
+    p.set_defaults(run=run)
+
+
+class _Bar:
+    """A one-line progress bar on stderr (the CLI's; the library only calls back)."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.enabled = enabled
+        self.label = label
+        self.shown = -1
+
+    def __call__(self, fraction: float) -> None:
+        pct = int(100 * min(max(fraction, 0.0), 1.0))
+        if self.enabled and pct != self.shown:
+            self.shown = pct
+            filled = pct * 30 // 100
+            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.shown >= 0:
+            sys.stderr.write("\n")
+
+
+def _check(args) -> None:
+    if not (math.isfinite(args.t_end) and args.t_end > 0):
+        raise InvalidInput("--t-end", "a positive finite number", args.t_end)
+    if args.digits is not None and not 5 <= args.digits <= 2000:
+        raise InvalidInput("--digits", "an integer between 5 and 2000", args.digits)
+    if args.samples is not None and not 1 <= args.samples <= 100_000:
+        raise InvalidInput("--samples", "an integer between 1 and 100000", args.samples)
+    if args.digits is not None and args.samples is not None:
+        raise UsageError("--digits and --samples cannot be combined (the Taylor method runs one instance at a time)")
+    if not 2 <= args.points <= 100_000:
+        raise InvalidInput("--points", "an integer between 2 and 100000", args.points)
+    if args.plot and not args.plot.lower().endswith(".png"):
+        raise InvalidInput("--plot", "a file name ending in .png", args.plot)
+
+
+def _system(args):
+    from numerics.presets import preset
+    from theorems.system_json import load_system
+
+    if args.instance:
+        return load_system(args.instance)
+    return preset(args.preset or "constant-identity-full", N=args.tokens, d=args.dim, seed=args.seed)
+
+
+def run(args) -> int:
+    from numerics.dop853 import DOP853
+    from numerics.evidence import batch_summary, summarize
+    from numerics.presets import with_random_tokens
+    from numerics.taylor import TaylorMP
+
+    _check(args)
+    system = _system(args)
+    bar = _Bar(args.progress or sys.stderr.isatty(), "simulate")
+    try:
+        if args.digits is not None:
+            traj = TaylorMP(digits=args.digits).integrate(system, args.t_end, samples=args.points, progress=bar)
+        else:
+            batch = [system] if args.samples is None else with_random_tokens(system, args.samples, args.seed)
+            traj = DOP853(rtol=args.rtol, atol=args.atol).integrate(batch, args.t_end, samples=args.points, progress=bar)
+    finally:
+        bar.close()
+    payload: dict[str, Any] = {"instance": system.name, "N": system.N, "d": system.d, "H": system.H,
+                               "mask": system.mask, "beta": str(system.beta), "integrator": traj.to_json()}
+    if args.samples is None:
+        payload.update(summarize(traj, 0, args.variant))
+    else:
+        payload["batch"] = batch_summary(traj, args.variant)
+    if args.plot:
+        from numerics.plotting import plot_trajectory
+
+        write_atomic(args.plot, plot_trajectory(traj, variant=args.variant, title=system.name))
+        payload["plot"] = args.plot
+    text = json.dumps(payload, indent=2)
+    if args.json_out:
+        write_atomic(args.json_out, text + "\n")
+    emit(_render(payload), payload, args.format)
+    return EXIT_OK
+
+
+def _render(p: dict[str, Any]) -> str:
+    integ = p["integrator"]
+    lines = [f"instance {p['instance']}: N={p['N']} d={p['d']} H={p['H']} mask={p['mask']} beta={p['beta']}",
+             f"integrator {integ['method']} ({integ['precision']['kind']}, {integ['precision']['bits']} bits): "
+             f"{integ['status']}, {integ['stats']['steps']} steps, {integ['stats']['wall_time_s']:.3g} s, "
+             f"error estimate {integ['error_estimate']:.3g} ({integ['error_kind']})"]
+    if "final" in p:
+        f = p["final"]
+        lines.append(f"at t={f['t']:g}: E_first({p['E_variant']})={f['E_first']:.3e}  E_pair={f['E_pair']:.3e}  "
+                     f"V={f['V']:.3e}  hemisphere margin={f.get('hemisphere_margin', float('nan')):.3g}")
+        hemi = p["events"].get("open_hemisphere", {}).get("t")
+        lines.append(f"tokens in an open hemisphere from t={hemi:g}" if hemi is not None else "tokens never in an open hemisphere at the samples")
+        below = p["events"]["E_pair_below_eps"]
+        lines.append(f"E_pair < {below['eps']:g} from t={below['t']:.4g}" if below["t"] is not None else f"E_pair stays >= {below['eps']:g}")
+        fit = p.get("fitted_rate")
+        lines.append(f"fitted rate of E_pair: {fit['rate']:.4g} on [{fit['t_from']:.3g}, {fit['t_to']:.3g}]" if fit else "no rate fitted (too few samples above round-off)")
+    else:
+        b = p["batch"]
+        fe = b["final_E_pair"]
+        lines.append(f"{b['instances']} initial conditions: final E_pair mean {fe['mean']:.3e} (min {fe['min']:.3e}, max {fe['max']:.3e})")
+    if "plot" in p:
+        lines.append(f"plot written to {p['plot']}")
+    return "\n".join(lines)
