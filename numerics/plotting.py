@@ -36,8 +36,12 @@ def plot_trajectory(traj: Trajectory, *, variant: Variant = "cos", title: str = 
         else:
             st = batch_statistics(values)
             ax.plot(t, np.maximum(st["mean"], _FLOOR), label=f"{label}: mean of {B}", color=color)
-            ax.fill_between(t, np.maximum(st["low"], _FLOOR), np.maximum(st["high"], _FLOOR), color=color,
-                            alpha=0.25, label=f"{label}: 95% band of the mean")
+            # A log axis cannot show a band reaching 0 or below: there the lower edge is drawn at the
+            # smallest sample (the mean of nonnegative values cannot be smaller), and the legend says so.
+            low = np.where(st["low"] > 0, st["low"], values.min(axis=1))
+            clipped = bool(np.any(st["low"] <= 0))
+            ax.fill_between(t, np.maximum(low, _FLOOR), np.maximum(st["high"], _FLOOR), color=color, alpha=0.25,
+                            label=f"{label}: 95% band of the mean" + (" (lower edge clipped at the smallest sample)" if clipped else ""))
     ax.set_yscale("log")
     ax.set_xlabel("t (depth-time)")
     ax.set_ylabel("metric value (log scale)")
