@@ -121,3 +121,13 @@ def test_golden_claims_match_what_the_defaults_prove_today():
         for step_id, cert in report.certificates:
             golden = json.loads((GOLDEN / f"{tid.replace('.', '_')}__{step_id}.json").read_text())
             assert golden["claim"] == cert.to_json()["claim"], (tid, step_id)
+
+
+def test_4_4_sym_evidence_shows_alignment_without_a_common_sign(capsys):
+    code, payload = run_json(capsys, ["theorem", "4.4-sym", "--t-end", "30"])
+    assert code == 0
+    ev = payload["numerical_evidence"]
+    assert ev["E_variant"] == "abs" and 0 <= ev["final"]["E_first"] < 1e-8
+    al = ev["alignment"]
+    assert al["same_sign"] is False and set(al["signs"]) == {1, -1}
+    assert all(abs(abs(c) - 1) < 1e-8 for c in al["inner_with_v"])

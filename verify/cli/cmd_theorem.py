@@ -50,6 +50,10 @@ def _text(payload: dict) -> str:
         fin = ev.get("final", {})
         lines.append(f"numerical evidence (not a proof): {ev['integrator']['method']} to t={fin.get('t')}: "
                      f"E_first({ev.get('E_variant')})={fin.get('E_first'):.3e}, E_pair={fin.get('E_pair'):.3e}")
+        al = ev.get("alignment")
+        if al:
+            lines.append(f"  signs of <v, x_i(T)>: {al['signs']} ({'same sign' if al['same_sign'] else 'mixed signs'}; "
+                         "4.4-sym claims alignment with span(v) only)")
     lines.append(f"verdict: {payload['verdict']} - {payload['explanation']}")
     lines.append(f"wall time: {payload['provenance']['wall_time_s']} s")
     return "\n".join(lines)

@@ -46,8 +46,27 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
         steps = PLANS[theorem.id](system, hypotheses)
     status, explanation = compose(hypotheses, steps)
     evidence = _evidence(theorem.id, system, t_end, progress) if simulate else None
+    if evidence is not None and theorem.id == "4.4-sym" and status is not Status.FAILS:
+        evidence["alignment"] = _alignment(system, hypotheses, t_end)
     options: dict[str, Any] = {"theorem": theorem.id, "simulate": simulate, "t_end": t_end}
     return TheoremReport(theorem, hypotheses, tuple(steps), status, explanation, evidence, provenance(options, started))
+
+
+def _alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: float) -> dict[str, Any] | None:
+    """Signs of ``<v, x_i(t_end)>``: 4.4-sym predicts alignment with ``span(v)``, not a common sign."""
+    import numpy as np
+
+    from numerics.dop853 import DOP853
+
+    v = next((h.witness.get("v_float") for h in hypotheses.verdicts if h.name == "U_simple_top_eigenvalue"), None)
+    if v is None:
+        return None
+    final = DOP853().integrate(system, t_end, samples=2).final[0]
+    inner = final @ np.asarray(v, dtype=float)
+    signs = [int(s) for s in np.sign(inner)]
+    return {"v": [float(c) for c in v], "inner_with_v": [float(c) for c in inner], "signs": signs,
+            "same_sign": len(set(signs) - {0}) <= 1,
+            "note": "alignment with span(v) is the claim; same-sign consensus is not implied (SPEC §2)"}
 
 
 def _evidence(theorem_id: str, system: AttentionSystem, t_end: float, progress) -> dict[str, Any] | None:
