@@ -1,0 +1,271 @@
+"""Load a model for auditing or measurement, offline, with clear errors instead of tracebacks.
+
+Sources: a local Hugging Face directory (``config.json`` plus safetensors), a GGUF file through
+transformers, random initialization from a named config (seeded), or the real models shipped by
+packages (see :mod:`llm_checks.registry`).  Pickle checkpoints (``*.bin``, ``*.pt``) can execute
+code when unpickled, so they are refused unless ``allow_pickle=True``; even then they are read with
+``torch.load(weights_only=True)``.  Every model is built with eager attention (SDPA returns no
+attention maps) in evaluation mode, and a checkpoint that leaves any parameter uninitialized is
+rejected rather than silently completed with random values.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from theorems.errors import InvalidInput
+
+from ._deps import require_torch, require_transformers
+from .registry import MODELS, get_spec
+
+log = logging.getLogger(__name__)
+
+_PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")
+_PREFIXES = ("transformer.", "model.", "bert.")
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready for :func:`llm_checks.adapters.adapt`, with where it came from."""
+
+    name: str
+    family: str
+    model: Any = field(repr=False)
+    source: str
+    seed: int | None
+    dtype: str
+
+    def provenance(self) -> dict[str, Any]:
+        torch = require_torch()
+        transformers = require_transformers()
+        return {
+            "model": self.name,
+            "family": self.family,
+            "source": self.source,
+            "seed": self.seed,
+            "dtype": self.dtype,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    """Scoped: no tqdm bars from transformers while loading (the library never prints)."""
+    hf_logging = require_transformers().utils.logging
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _finish(model, dtype: str, device: str = "cpu"):
+    torch = require_torch()
+    if device != "cpu" and not (device.startswith("cuda") and torch.cuda.is_available()):
+        raise InvalidInput("device", "cpu or an available CUDA device", device,
+                           hint="this torch build sees no GPU" if device.startswith("cuda") else "")
+    model = model.to(device=device, dtype=getattr(torch, dtype)).eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return model
+
+
+def random_model(config, seed: int, dtype: str = "float32"):
+    """A model built from ``config`` with the architecture's own initialization, seeded."""
+    torch = require_torch()
+    transformers = require_transformers()
+    torch.manual_seed(seed)
+    with _quiet_transformers():
+        model = transformers.AutoModel.from_config(config, attn_implementation="eager")
+    return _finish(model, dtype)
+
+
+def _check_complete(info: dict, where: str) -> None:
+    missing = list(info.get("missing_keys", []))
+    if missing:
+        raise InvalidInput(
+            where,
+            "a checkpoint holding every parameter of the model",
+            f"{len(missing)} missing, e.g. {missing[:3]}",
+            hint="the file is incomplete or belongs to another architecture",
+        )
+
+
+def _read_config(directory: Path):
+    transformers = require_transformers()
+    config_file = directory / "config.json"
+    if not config_file.is_file():
+        raise InvalidInput("weights", f"a Hugging Face directory with config.json", str(directory),
+                           hint="save the model with save_pretrained() or point to a .gguf file")
+    try:
+        json.loads(config_file.read_text())
+        return transformers.AutoConfig.from_pretrained(str(directory), local_files_only=True)
+    except Exception as exc:  # corrupt JSON, unknown model_type, ...
+        raise InvalidInput(str(config_file), "a readable transformers config", f"{type(exc).__name__}: {exc}") from None
+
+
+def _check_safetensors(files: list[Path]) -> None:
+    from safetensors import safe_open
+
+    for path in files:
+        try:
+            with safe_open(str(path), framework="pt") as handle:
+                keys = list(handle.keys())
+                if keys:
+                    handle.get_slice(keys[-1])
+        except Exception as exc:
+            raise InvalidInput(str(path), "a readable safetensors file", f"{type(exc).__name__}: {exc}",
+                               hint="the file is truncated or not safetensors; re-export it") from None
+
+
+def _load_pickle(directory: Path, config, files: list[Path], dtype: str):
+    torch = require_torch()
+    transformers = require_transformers()
+    with _quiet_transformers():
+        model = transformers.AutoModel.from_config(config, attn_implementation="eager")
+    state: dict = {}
+    for path in files:
+        try:
+            state.update(torch.load(str(path), map_location="cpu", weights_only=True))
+        except Exception as exc:
+            raise InvalidInput(str(path), "a checkpoint readable with torch.load(weights_only=True)",
+                               f"{type(exc).__name__}: {exc}") from None
+    own = set(model.state_dict())
+    renamed = {}
+    for key, value in state.items():
+        candidates = [key] + [key[len(p):] for p in _PREFIXES if key.startswith(p)]
+        match = next((c for c in candidates if c in own), None)
+        if match is not None:
+            renamed[match] = value
+    try:
+        result = model.load_state_dict(renamed, strict=False)
+    except RuntimeError as exc:  # shape mismatches
+        raise InvalidInput(str(directory), "weights matching config.json", str(exc).splitlines()[0]) from None
+    _check_complete({"missing_keys": list(result.missing_keys)}, str(directory))
+    return _finish(model, dtype)
+
+
+def load_directory(path: str | Path, *, allow_pickle: bool = False, dtype: str = "float32"):
+    """Load a local Hugging Face directory or a ``.gguf`` file; returns ``(model, source)``."""
+    transformers = require_transformers()
+    target = Path(path)
+    if not target.exists():
+        raise InvalidInput("weights", "an existing directory or .gguf file", str(target))
+    if target.is_file() and target.suffix == ".gguf":
+        return _load_gguf(target, dtype), f"gguf {target}"
+    if not target.is_dir():
+        raise InvalidInput("weights", "a directory (config.json + *.safetensors) or a .gguf file", str(target))
+    ggufs = sorted(target.glob("*.gguf"))
+    if not (target / "config.json").exists() and len(ggufs) == 1:
+        return _load_gguf(ggufs[0], dtype), f"gguf {ggufs[0]}"
+    config = _read_config(target)
+    tensors = sorted(target.glob("*.safetensors"))
+    if tensors:
+        _check_safetensors(tensors)
+        try:
+            with _quiet_transformers():
+                model, info = transformers.AutoModel.from_pretrained(
+                    str(target), local_files_only=True, use_safetensors=True,
+                    attn_implementation="eager", output_loading_info=True,
+                )
+        except Exception as exc:
+            raise InvalidInput(str(target), "safetensors weights matching config.json", f"{type(exc).__name__}: {exc}") from None
+        _check_complete(info, str(target))
+        return _finish(model, dtype), f"safetensors {target}"
+    pickles = sorted(p for p in target.iterdir() if p.suffix in _PICKLE_SUFFIXES)
+    if pickles and not allow_pickle:
+        raise InvalidInput(
+            "weights", "safetensors files", f"pickle checkpoint {pickles[0].name}",
+            hint="pickle files can run code when loaded: convert to safetensors, or opt in with "
+                 "--allow-pickle (loaded with torch.load(weights_only=True))",
+        )
+    if pickles:
+        log.warning("loading pickle checkpoint(s) %s with weights_only=True", [p.name for p in pickles])
+        return _load_pickle(target, config, pickles, dtype), f"pickle(weights_only) {target}"
+    raise InvalidInput("weights", "*.safetensors files next to config.json", f"none in {target}")
+
+
+def _load_gguf(path: Path, dtype: str):
+    transformers = require_transformers()
+    captured = io.StringIO()  # the GGUF de-quantizer draws a raw tqdm bar on stderr
+    try:
+        with _quiet_transformers(), contextlib.redirect_stderr(captured):
+            model, info = transformers.AutoModel.from_pretrained(
+                str(path.parent), gguf_file=path.name, local_files_only=True,
+                attn_implementation="eager", output_loading_info=True,
+            )
+    except ImportError as exc:
+        from theorems.errors import MissingDependency
+
+        raise MissingDependency("gguf", "pip install 'consensus-verify[llm]'") from exc
+    except Exception as exc:
+        raise InvalidInput(str(path), "a GGUF file transformers can de-quantize", f"{type(exc).__name__}: {exc}") from None
+    log.debug("GGUF loader output: %s", captured.getvalue()[-500:])
+    _check_complete(info, str(path))
+    return _finish(model, dtype)
+
+
+def load_model(
+    name: str,
+    *,
+    weights: str | Path | None = None,
+    random_init: bool = False,
+    seed: int = 0,
+    allow_pickle: bool = False,
+    dtype: str = "float32",
+    device: str = "cpu",
+) -> LoadedModel:
+    """Resolve ``name`` (a registry name or a path) and load it.
+
+    ``weights`` loads a local directory / GGUF file whose architecture must match the named
+    family; ``random_init`` builds the named config (or a shipped model's config) with seed
+    ``seed``; with neither, only shipped models (``minilm``, ``smollm2``) and paths load.
+    ``device`` (``cpu`` or ``cuda[:N]``) and ``dtype`` are applied here once and recorded.
+    """
+    if dtype not in ("float32", "float64", "float16", "bfloat16"):
+        raise InvalidInput("dtype", "float32, float64, float16 or bfloat16", dtype)
+    if not (device == "cpu" or device.startswith("cuda")):
+        raise InvalidInput("device", "cpu or cuda[:N]", device)
+    if weights is not None and random_init:
+        raise InvalidInput("weights", "either a weights directory or random_init, not both", str(weights))
+    loaded = _load_named(name, weights, random_init, seed, allow_pickle, dtype)
+    if device != "cpu":
+        _finish(loaded.model, dtype, device)
+    return loaded
+
+
+def _load_named(name, weights, random_init, seed, allow_pickle, dtype) -> LoadedModel:
+    if name not in MODELS and (Path(name).exists() or name.endswith(".gguf") or "/" in name):
+        model, source = load_directory(name, allow_pickle=allow_pickle, dtype=dtype)
+        family = str(model.config.model_type)
+        if random_init:
+            model, source = random_model(model.config, seed, dtype), f"random init (seed {seed}) from the config of {name}"
+        return LoadedModel(name, family, model, source, seed if random_init else None, dtype)
+    spec = get_spec(name)
+    if weights is not None:
+        model, source = load_directory(weights, allow_pickle=allow_pickle, dtype=dtype)
+        got = str(model.config.model_type)
+        if got != spec.family:
+            raise InvalidInput("weights", f"a {spec.family} checkpoint for model {name!r}", got)
+        return LoadedModel(name, spec.family, model, source, None, dtype)
+    if random_init:
+        if spec.shipped:
+            shipped, _ = load_directory(spec.weights_path(), dtype=dtype)
+            config = shipped.config
+            del shipped
+        else:
+            config = spec.build_config()
+        return LoadedModel(name, spec.family, random_model(config, seed, dtype), f"random init (seed {seed})", seed, dtype)
+    if not spec.shipped:
+        raise InvalidInput("model", f"weights for {name!r}", "no weights given",
+                           hint="pass --weights DIR (a local Hugging Face directory) or --random-init")
+    model, source = load_directory(spec.weights_path(), dtype=dtype)
+    return LoadedModel(name, spec.family, model, source, None, dtype)

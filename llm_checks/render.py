@@ -1,0 +1,77 @@
+"""Plain-text rendering of audit reports and consensus results (returns strings; never prints)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .audit import AuditReport
+from .consensus import ConsensusResult
+
+
+_MARK = {"holds": "HOLDS  ", "fails": "FAILS  ", "unknown": "UNKNOWN"}
+
+
+def _worst_text(witness: dict) -> str:
+    for key in ("worst", "smallest_gaps"):
+        rows = witness.get(key)
+        if rows:
+            return ", ".join(f"L{r['layer']}H{r['head']}={r['value']:.3g}" for r in rows[:3])
+    return ""
+
+
+def render_audit(report: AuditReport) -> str:
+    lay = report.layout
+    prov = report.provenance
+    lines = [
+        f"audit of {prov['model']} ({prov['source']}, {prov['dtype']})",
+        f"  {lay['architecture']}: {lay['n_layers']} layers x {lay['n_heads']} heads (kv {lay['n_kv_heads']}), "
+        f"D={lay['d_model']}, d_head={lay['d_head']}, mask {lay['mask']}"
+        + (f" (local windows on layers {sorted(int(k) for k in lay['local_windows'])})" if lay["local_windows"] else "")
+        + f", {lay['norm']}, {lay['positions']} positions, temperature {lay['temperature'][0]:.4g}",
+    ]
+    lines += [f"  note: {n}" for n in lay["notes"]]
+    h, l = report.measurements.heads, report.measurements.layers
+    lines.append("")
+    lines.append(" layer   max p   max dP   med|U-I|  max skew  min skew  top>0  LN spread  q-bias   v-drift")
+    for k in range(h["p"].shape[0]):
+        lines.append(
+            f" {k:5d} {h['p'][k].max():8.3g} {h['P_step'][k].max():8.3g} {np.median(h['U_dist_identity'][k]):9.3g} "
+            f"{h['U_skew_share'][k].max():9.3g} {h['U_skew_share'][k].min():9.3g} {int(np.sum(h['U_top'][k] > 0)):4d}/{h['p'].shape[1]:<2d}"
+            f"{l['ln_spread'][k]:9.3g} {l['query_bias'][k]:9.3g} {l['value_bias_drift'][k]:9.3g}"
+        )
+    for theorem in report.theorems:
+        lines.append("")
+        lines.append(f"theorem {theorem.id}: {theorem.status.value.upper()}  ({theorem.title})")
+        for group, verdicts in (("hypothesis", theorem.hypotheses), ("model form", theorem.model_form)):
+            for v in verdicts:
+                lines.append(f"  {_MARK[v.status.value]} {group:10s} {v.name}: {v.reason}")
+                worst = _worst_text(dict(v.witness))
+                if worst and v.status.value != "holds":
+                    lines.append(f"{'':22s} worst: {worst}")
+        failing = [v.name for v in theorem.failing()]
+        if failing:
+            lines.append(f"  failing: {', '.join(failing)}")
+    if report.hemisphere:
+        first = [r for r in report.hemisphere if r.layer == 0]
+        lines.append("")
+        lines.append("hemisphere margins at the input (per prompt): " + ", ".join(f"{r.result.margin:.3g}" for r in first))
+    s = report.seconds
+    lines.append(f"time: measure {s['measure']:.2f} s, hemisphere {s['hemisphere']:.2f} s, total {s['total']:.2f} s")
+    return "\n".join(lines)
+
+
+def render_consensus(result: ConsensusResult) -> str:
+    o = result.options
+    p = result.provenance
+    lines = [
+        f"consensus of {p['model']} ({p['source']}), {p['dtype']} on {p['device']}",
+        f"  {o.prompts} prompts x {o.tokens} random tokens (seed {o.seed}), {o.passes} passes x {result.n_blocks} blocks, "
+        f"feedforward {'kept' if o.ffn else 'removed'}, weights {o.weights_mode}",
+        f"  {'metric':12s} {'after block 1':>14s} {'final mean':>12s} {'95% band':>24s}",
+    ]
+    for name, row in result.summary().items():
+        lo, hi = row["final_band"]
+        lines.append(f"  {name:12s} {row['first_block_mean']:14.6g} {row['final_mean']:12.6g}   [{lo:.6g}, {hi:.6g}]")
+    lines.append(f"time: {result.seconds:.1f} s")
+    return "\n".join(lines)
+
+

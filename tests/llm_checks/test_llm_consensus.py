@@ -1,0 +1,82 @@
+"""`verify consensus` end to end on a small random GPT-2 with the feedforward removed, plus the
+protocol's options (weights modes, bands) and its input errors."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs the llm extra (torch, transformers): pip install 'consensus-verify[llm]'")
+
+from llm_checks.consensus import ConsensusOptions, measure_consensus  # noqa: E402
+from llm_checks.loaders import load_model  # noqa: E402
+from theorems.errors import InvalidInput  # noqa: E402
+from verify.cli.main import main  # noqa: E402
+
+
+def test_cli_consensus_no_ffn(tmp_path, capsys):
+    plot = tmp_path / "fig" / "e.png"
+    rc = main(["consensus", "gpt2-tiny", "--random-init", "--no-ffn", "--prompts", "4", "--tokens", "16",
+               "--passes", "2", "--out", str(tmp_path / "run"), "--plot", str(plot), "--format", "json"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    payload = json.loads(captured.out)
+    assert payload["options"]["ffn"] is False and payload["options"]["weights_mode"] == "random"
+    assert payload["layers"] == 8 and payload["provenance"]["dtype"] == "float32"
+    assert "blocks" in captured.err  # the progress bar
+    npz = np.load(tmp_path / "run" / "consensus.npz")
+    assert npz["E_first"].shape == (4, 8) and npz["prompt_ids"].shape == (4, 16)
+    mean = npz["E_first"].mean(axis=0)
+    np.testing.assert_allclose(npz["E_first_mean"], mean, rtol=0, atol=1e-15)
+    assert np.all(npz["E_first_lower"] <= mean) and np.all(mean <= npz["E_first_upper"])
+    assert json.loads((tmp_path / "run" / "consensus.json").read_text())["summary"] == payload["summary"]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--prompts", "0"], "prompts"),
+    (["--weights-mode", "trained"], "real weights"),
+    (["--device", "cuda:7"] if not torch.cuda.is_available() else ["--device", "tpu"], "device"),
+])
+def test_cli_consensus_bad_input_exits_2(argv, message, capsys):
+    rc = main(["consensus", "gpt2-tiny", "--random-init", "--prompts", "2", "--tokens", "8", *argv, "--no-progress"]
+              if "--prompts" not in argv else ["consensus", "gpt2-tiny", "--random-init", "--tokens", "8", *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err
+
+
+def test_weights_modes_and_band():
+    loaded = load_model("gpt2-tiny", random_init=True, seed=0)
+    base = dict(prompts=3, tokens=12, passes=3, ffn=False, seed=1)
+    periodic = measure_consensus(loaded, ConsensusOptions(weights_mode="random", **base))
+    fresh = measure_consensus(loaded, ConsensusOptions(weights_mode="random-fresh", **base))
+    again = measure_consensus(loaded, ConsensusOptions(weights_mode="random-fresh", **base))
+    L = periodic.n_blocks
+    np.testing.assert_array_equal(periodic.E["E_pair"][:, :L], fresh.E["E_pair"][:, :L])  # pass 0: same weights
+    assert not np.array_equal(periodic.E["E_pair"][:, L:], fresh.E["E_pair"][:, L:])  # later passes re-drawn
+    np.testing.assert_array_equal(fresh.E["E_pair"], again.E["E_pair"])  # seeded 42+i+1: reproducible
+    from scipy import stats
+
+    mean, lo, hi = periodic.band("E_first")
+    values = periodic.E["E_first"]
+    half = stats.t.ppf(0.975, 2) * values.std(axis=0, ddof=1) / np.sqrt(3)
+    np.testing.assert_allclose(hi - mean, half, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(mean - lo, half, rtol=1e-12, atol=0)
+    with pytest.raises(InvalidInput):
+        ConsensusOptions(weights_mode="fresh")
+    with pytest.raises(InvalidInput):
+        measure_consensus(load_model("llama-tiny", random_init=True), ConsensusOptions(prompts=1, tokens=4, weights_mode="random"))
+
+
+def test_cli_consensus_trained_weights_from_directory(tmp_path, capsys):
+    load_model("gpt-neo-tiny", random_init=True, seed=9).model.save_pretrained(tmp_path / "neo")
+    capsys.readouterr()  # save_pretrained draws its own bar
+    rc = main(["consensus", "gpt-neo-tiny", "--weights", str(tmp_path / "neo"), "--prompts", "2", "--tokens", "12",
+               "--passes", "2", "--format", "json", "--no-progress"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    doc = json.loads(captured.out)
+    assert doc["options"]["weights_mode"] == "trained" and doc["options"]["ffn"] is True
+    assert doc["provenance"]["source"].startswith("safetensors") and doc["layers"] == 8
+    assert captured.err == ""

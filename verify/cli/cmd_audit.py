@@ -1,0 +1,47 @@
+"""``verify audit MODEL``: which hypotheses of the paper's theorems a transformer satisfies.
+
+Thin renderer over :func:`llm_checks.audit.audit`.  Exit code: 0 if every hypothesis of the
+requested theorem(s) holds, 3 if one fails, 4 if none fails but one is unknown, 2 on bad input
+(missing or corrupt weights, unknown model or theorem, missing torch).
+"""
+from __future__ import annotations
+
+from .common import UsageError, add_format_option, emit, exit_code
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("audit", help="audit a transformer's weights against the theorems' hypotheses")
+    parser.add_argument("model", help="model name (gpt2-xl, gpt-neo-2.7B, gpt2-tiny, minilm, smollm2, ...) or a local directory / .gguf file")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--weights", metavar="DIR", help="local Hugging Face directory (config.json + safetensors) or .gguf file")
+    source.add_argument("--random-init", action="store_true", help="random weights from the named config (no download)")
+    parser.add_argument("--theorem", action="append", metavar="ID", help="theorem id (3.2, 4.2, 4.4-sym); repeatable; default all")
+    parser.add_argument("--seed", type=int, default=0, help="seed for random init and prompts (default 0)")
+    parser.add_argument("--hemisphere-prompts", type=int, default=1, metavar="N",
+                        help="random prompts whose token states are tested for the hemisphere condition (0: skip; default 1)")
+    parser.add_argument("--hemisphere-tokens", type=int, default=32, metavar="T", help="tokens per hemisphere prompt (default 32)")
+    parser.add_argument("--allow-pickle", action="store_true", help="allow pickle checkpoints (loaded with torch.load(weights_only=True))")
+    parser.add_argument("--no-tables", action="store_true", help="omit the per-layer, per-head tables from the JSON output")
+    add_format_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from llm_checks.audit import audit, resolve_theorems
+    from llm_checks.loaders import load_model
+    from llm_checks.prompts import random_prompts
+    from llm_checks.render import render_audit
+
+    if args.hemisphere_prompts < 0 or args.hemisphere_tokens < 2:
+        raise UsageError("--hemisphere-prompts must be >= 0 and --hemisphere-tokens >= 2")
+    resolve_theorems(args.theorem)  # fail fast on a typo, before loading a large model
+    loaded = load_model(args.model, weights=args.weights, random_init=args.random_init, seed=args.seed,
+                        allow_pickle=args.allow_pickle)
+    prompts = None
+    if args.hemisphere_prompts:
+        prompts = random_prompts(args.hemisphere_prompts, args.hemisphere_tokens, int(loaded.model.config.vocab_size), args.seed)
+    report = audit(loaded, theorems=args.theorem, prompts=prompts)
+    emit(render_audit(report), report.to_json(tables=not args.no_tables), args.format)
+    return exit_code(report.status)
+
+
