@@ -1,4 +1,4 @@
-"""PNG of the consensus metrics against depth (log axis) with the 95% band (matplotlib, Agg)."""
+"""PNG of the consensus metrics against depth (log axis) with the 95% band (matplotlib, Agg): layer on a log axis, and E too when every mean is positive."""
 from __future__ import annotations
 
 import io
@@ -11,12 +11,11 @@ from .metrics import METRICS
 
 def consensus_png(result: ConsensusResult, title: str | None = None) -> bytes:
     """The figure as PNG bytes: one line per metric, band shaded, layer index on a log axis."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure  # no pyplot: no global figure state
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure  # no pyplot: no global figure or backend state
 
     fig = Figure(figsize=(7, 4.2), dpi=120)
+    FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     layers = np.arange(1, result.E["E_first"].shape[1] + 1)
     for name in METRICS:
@@ -27,8 +26,11 @@ def consensus_png(result: ConsensusResult, title: str | None = None) -> bytes:
     for boundary in range(result.n_blocks, layers[-1], result.n_blocks):
         ax.axvline(boundary + 0.5, color="0.8", lw=0.6, zorder=0)
     ax.set_xscale("log")
-    ax.set_xlabel("layer (blocks across re-fed passes)")
-    ax.set_ylabel("E")
+    positive = all(np.all(result.band(name)[0] > 0) for name in METRICS)
+    if positive:  # consensus means E -> 0: a log axis shows the rate
+        ax.set_yscale("log")
+    ax.set_xlabel("layer (blocks across re-fed passes, log scale)")
+    ax.set_ylabel("E (log scale)" if positive else "E")
     o = result.options
     ax.set_title(title or f"{result.provenance.get('model')}: {o.prompts} prompts x {o.tokens} tokens, {o.passes} passes, "
                  f"{'no FFN' if not o.ffn else 'FFN'}, {o.weights_mode}", fontsize=9)
