@@ -5,15 +5,16 @@
 
 Everything is vectorised over a batch of ``B`` instances that share ``N``, ``d``, ``H`` and the
 mask: states are arrays of shape ``(B, N, d)``.  The softmax is evaluated as
-``(E W) / Z`` (never forming the normalised weights), which is the same quotient with fewer
-divisions; ``E W`` and ``Z`` come from one product ``E [W, 1]``.  The row maximum is subtracted only when ``beta |P|_2`` could make ``exp`` overflow.
+``(E W) (1/Z)`` with ``Z = E 1`` (never forming the normalised weights), which is the same
+quotient with fewer divisions (:mod:`numerics.field_kernel`).  The row maximum is subtracted only
+when ``beta |P|_F`` could make ``exp`` overflow.
 
 Not guaranteed: the field is evaluated in floating point; nothing here bounds its round-off.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Sequence, final
 
 import numpy as np
@@ -21,8 +22,11 @@ import numpy as np
 from theorems.errors import InvalidInput
 from theorems.system import AttentionSystem
 
+from .field_kernel import FieldBuffers, field_into
+
 _SAFE_EXPONENT = 200.0
-"""Skip the max-subtraction in the softmax when ``beta * max_h |P^h|_2`` is below this."""
+"""Skip the max-subtraction in the softmax when ``beta * max_h |P^h|_F`` (``>= |P^h|_2``, and
+``|beta <x, P y>| <= beta |P|_2`` on the sphere) is below this."""
 
 
 def attention_field(X: np.ndarray, P: np.ndarray, U: np.ndarray | None, beta: np.ndarray | None,
@@ -32,44 +36,11 @@ def attention_field(X: np.ndarray, P: np.ndarray, U: np.ndarray | None, beta: np
     ``X``: ``(B, N, d)``; ``P``: ``(B, H, d, d)`` or ``(1, H, d, d)`` (shared by the batch);
     ``U``: same shapes, or ``None`` for ``U^h = I``; ``beta``: ``(B,)`` or ``(1,)``, or ``None``
     when ``P`` already carries the factor ``beta``.  Returns the tangent vectors ``(B, N, d)``.
+    The arithmetic is :func:`numerics.field_kernel.field_into` with fresh buffers.
     """
+    X = np.ascontiguousarray(X, dtype=float)
     B, N, d = X.shape
-    H = P.shape[1]
-    shared_P = P.shape[0] == 1
-    flat = X.reshape(B * N, d)
-    ones = np.ones((B, N, 1))
-    # One product gives both E W and the row sums Z: E [W, 1] = [E W, Z].
-    WX = np.concatenate([X, ones], axis=-1) if U is None else None
-    G = None
-    for h in range(H):
-        if shared_P:
-            Y = (flat @ P[0, h].T).reshape(B, N, d)
-        else:
-            Y = np.matmul(X, np.swapaxes(P[:, h], -1, -2))
-        S = np.matmul(X, np.swapaxes(Y, -1, -2))
-        if beta is not None:
-            S *= beta.reshape(-1, 1, 1)
-        if causal:
-            S[:, _upper(N)[0], _upper(N)[1]] = -np.inf
-        if stabilize:
-            S -= S.max(axis=-1, keepdims=True)
-        E = np.exp(S, out=S)
-        if U is None:
-            W = WX
-        elif U.shape[0] == 1:
-            W = np.concatenate([(flat @ U[0, h].T).reshape(B, N, d), ones], axis=-1)
-        else:
-            W = np.concatenate([np.matmul(X, np.swapaxes(U[:, h], -1, -2)), ones], axis=-1)
-        TZ = np.matmul(E, W)
-        term = TZ[..., :d] / TZ[..., d:]
-        G = term if G is None else G + term
-    return G - X * np.einsum("bnd,bnd->bn", X, G)[..., None]
-
-
-@lru_cache(maxsize=32)
-def _upper(N: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ``j > i`` (outside the causal mask)."""
-    return np.triu_indices(N, 1)
+    return field_into(X, P, U, beta, causal, stabilize, np.empty_like(X), FieldBuffers(B, N, d))
 
 
 def project_to_sphere(X: np.ndarray) -> np.ndarray:
@@ -143,8 +114,8 @@ class BatchedField:
         src = self.systems[:1] if self._shared_heads else self.systems
         P = np.stack([s.beta_float * s.P_at(0.0) for s in src])  # beta folded into P once
         U = None if self._identity_U else np.stack([s.U_at(0.0) for s in src])
-        bound = max(np.linalg.norm(P[b, h], 2) for b in range(P.shape[0]) for h in range(P.shape[1]))
-        return P, U, float(bound) > _SAFE_EXPONENT
+        bound = np.sqrt(np.max(np.sum(P * P, axis=(-2, -1))))  # Frobenius: a cheap upper bound on |P|_2
+        return P, U, bool(bound > _SAFE_EXPONENT)
 
     @property
     def time_invariant(self) -> bool:
@@ -188,3 +159,10 @@ class BatchedField:
     def __call__(self, t, X: np.ndarray, index: np.ndarray | None = None) -> np.ndarray:
         P, U, beta, stabilize = self.matrices(t, index)
         return attention_field(X, P, U, beta, self.causal, stabilize)
+
+    def evaluate_into(self, matrices, X: np.ndarray, out: np.ndarray, buf: FieldBuffers,
+                      scale: np.ndarray | None = None) -> np.ndarray:
+        """``scale * F(X)`` written into ``out``; ``matrices`` is what :meth:`matrices` returned for
+        these instances (an integrator of a time-invariant batch fetches them once per step)."""
+        P, U, beta, stabilize = matrices
+        return field_into(X, P, U, beta, self.causal, stabilize, out, buf, scale)

@@ -39,16 +39,18 @@ class RunStatus(enum.Enum):
 @final
 @dataclass(frozen=True)
 class Stats:
-    """Work done. Counts are summed over the instances of a batch."""
+    """Work done. Counts are summed over the instances of a batch; ``workers`` is the number of
+    threads that shared the batch."""
 
     steps: int
     rejected: int
     evaluations: int
     wall_time: float
+    workers: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return {"steps": self.steps, "rejected": self.rejected, "evaluations": self.evaluations,
-                "wall_time_s": round(self.wall_time, 6)}
+                "wall_time_s": round(self.wall_time, 6), "workers": self.workers}
 
 
 @final
