@@ -3,7 +3,8 @@
 ``verify`` never imports this package; the CLI passes these functions to
 :func:`verify.reproduce.runner.reproduce` as extra cases.  Each function takes a plain dict of
 sizes (``model``, ``prompts``, ``tokens``, ``passes``, ``skip_reason``; ``model`` ``None`` means
-skipped at this scale) and a progress callback ``progress(fraction)``, and returns
+skipped at this scale; optional ``device``, default ``cpu``) and a progress callback
+``progress(fraction)``, and returns
 ``{"measurements": {name: {"mean", "low", "high", "n", "what", "band", "values"}}, "hypotheses":
 [...], "figures": [{"name", "png", "caption"}], "details": {...}, "provenance": {...}}``.
 
@@ -98,7 +99,7 @@ def depth_case(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
 
     name = params["model"]
     started = time.perf_counter()
-    loaded = load_model(name, random_init=True, seed=0)
+    loaded = load_model(name, random_init=True, seed=0, device=params.get("device", "cpu"))
     load_s = time.perf_counter() - started
     out: dict[str, Any] = {"measurements": {}, "figures": [], "details": {"load_s": round(load_s, 2)}}
     curves = {}
@@ -150,7 +151,7 @@ def _refeed_generic(model, family: str, ids, passes: int):
     handles = [layer.register_forward_hook(hook) for layer in layers]
     try:
         with torch.no_grad():
-            ids_t = torch.as_tensor(ids)
+            ids_t = torch.as_tensor(ids).to(next(model.parameters()).device)
             if family == "llama":
                 x = model.embed_tokens(ids_t)
                 for _ in range(passes):
@@ -182,7 +183,7 @@ def trained_vs_random_case(params: dict[str, Any], progress: Progress) -> dict[s
     n_layers = 1
     for k, mode in enumerate(("trained", "random")):
         started = time.perf_counter()
-        loaded = load_model(name, random_init=(mode == "random"), seed=0)
+        loaded = load_model(name, random_init=(mode == "random"), seed=0, device=params.get("device", "cpu"))
         load_s = time.perf_counter() - started
         progress(0.5 * k + 0.3)
         ids = random_prompts(params["prompts"], params["tokens"], int(loaded.model.config.vocab_size), 0)
