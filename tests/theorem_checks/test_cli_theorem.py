@@ -131,3 +131,17 @@ def test_4_4_sym_evidence_shows_alignment_without_a_common_sign(capsys):
     al = ev["alignment"]
     assert al["same_sign"] is False and set(al["signs"]) == {1, -1}
     assert all(abs(abs(c) - 1) < 1e-8 for c in al["inner_with_v"])
+
+
+def test_4_4_sym_counterexample_is_not_reported_as_holding(capsys):
+    """Every hypothesis holds, but later tokens settle off span(v): the cited alignment step is
+    contradicted by the instance's own simulation, so the verdict drops to unknown (exit 4)."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "counterexample_4_4_sym.json"
+    code, payload = run_json(capsys, ["theorem", "4.4-sym", "--instance", str(path), "--t-end", "100"])
+    assert all(h["verdict"] == "holds" for h in payload["hypotheses"])
+    assert code == 4 and payload["verdict"] == "unknown"
+    assert "later_tokens_alignment" in payload["explanation"]
+    cert = [s for s in payload["steps"] if s["kind"] == "certificate"]
+    assert len(cert) == 1 and cert[0]["verdict"]["verdict"] == "holds"  # the first token is still certified
+    inner = payload["numerical_evidence"]["alignment"]["inner_with_v"]
+    assert -0.83 < inner[3] < -0.81 and -0.56 < inner[11] < -0.54

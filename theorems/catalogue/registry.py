@@ -61,7 +61,10 @@ _THEOREMS = (
                     "sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0. Same-sign consensus is NOT implied"),
         citation=CITATION + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
         reading=("Assumption 4.4 numbering confirmed by the seeds; the spectral hypotheses (largest eigenvalue of U "
-                 "simple with eigenvector v) and the alignment-only conclusion are this project's reading."),
+                 "simple with eigenvector v) and the alignment-only conclusion are this project's reading. Only the "
+                 "first token is certified here. The later-token alignment, as read, is contradicted by "
+                 "examples/counterexample_4_4_sym.json (a stable equilibrium off span(v) with every hypothesis "
+                 "holding): the paper's statement probably carries a hypothesis this reading misses."),
         example=examples.example_4_4_sym,
     ),
     Theorem(

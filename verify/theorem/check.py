@@ -48,8 +48,28 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     evidence = _evidence(theorem.id, system, t_end, progress) if simulate else None
     if evidence is not None and theorem.id == "4.4-sym" and status is not Status.FAILS:
         evidence["alignment"] = _alignment(system, hypotheses, t_end)
+        status, explanation = _contested(status, explanation, evidence["alignment"])
     options: dict[str, Any] = {"theorem": theorem.id, "simulate": simulate, "t_end": t_end}
     return TheoremReport(theorem, hypotheses, tuple(steps), status, explanation, evidence, provenance(options, started))
+
+
+ALIGNED = 1e-6
+"""A token counts as aligned with span(v) at the horizon when 1 - |<v, x_i(T)>| < ALIGNED."""
+
+
+def _contested(status: Status, explanation: str, alignment: dict[str, Any] | None) -> tuple[Status, str]:
+    """4.4-sym cites the alignment of later tokens; a simulation of *this* instance that ends with a
+    token off span(v) contradicts that cited step, so the result is downgraded to unknown (never
+    upgraded: numbers only ever remove a claim)."""
+    if status is not Status.HOLDS or not alignment:
+        return status, explanation
+    off = [i for i, c in enumerate(alignment["inner_with_v"]) if 1 - abs(c) >= ALIGNED]
+    if not off:
+        return status, explanation
+    worst = min(abs(alignment["inner_with_v"][i]) for i in off)
+    return Status.UNKNOWN, (f"the simulation of this instance ends (t = {alignment['t_end']}) with token(s) {off} off "
+                            f"span(v) (min |<v, x_i>| = {worst:.4g}), contradicting the cited step later_tokens_alignment "
+                            "(or not yet converged: try a larger --t-end); only the first-token certificate stands")
 
 
 def _alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: float) -> dict[str, Any] | None:
@@ -64,7 +84,7 @@ def _alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: flo
     final = DOP853().integrate(system, t_end, samples=2).final[0]
     inner = final @ np.asarray(v, dtype=float)
     signs = [int(s) for s in np.sign(inner)]
-    return {"v": [float(c) for c in v], "inner_with_v": [float(c) for c in inner], "signs": signs,
+    return {"t_end": t_end, "v": [float(c) for c in v], "inner_with_v": [float(c) for c in inner], "signs": signs,
             "same_sign": len(set(signs) - {0}) <= 1,
             "note": "alignment with span(v) is the claim; same-sign consensus is not implied (SPEC §2)"}
 
