@@ -8,8 +8,9 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-from importlib import metadata
 from typing import Any, Mapping
+
+from theorems.provenance import package_versions
 
 from .scale import Scale
 
@@ -26,20 +27,13 @@ SEEDS = {
 }
 
 
-def _version(pkg: str) -> str | None:
-    try:
-        return metadata.version(pkg)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def base_provenance(scale: Scale, options: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
-        "versions": {p: _version(p) for p in PACKAGES},
+        "versions": package_versions(PACKAGES),
         "scale": scale.to_json(),
         "options": dict(options),
         "seeds": dict(SEEDS),

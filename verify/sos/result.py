@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Mapping, final
 
+from theorems.provenance import package_versions
 from theorems.verdict import Status, Verdict
 
 from .certificate import Certificate
@@ -14,12 +14,7 @@ from .lyapunov_certificate import LyapunovCertificate
 
 def provenance(options: Mapping[str, Any]) -> dict[str, Any]:
     """Options of the search and versions of the packages that produced the (float) hint."""
-    versions = {}
-    for package in ("consensus-verify", "cvxpy", "clarabel", "scs", "python-flint", "sympy"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
+    versions = package_versions(("consensus-verify", "cvxpy", "clarabel", "scs", "python-flint", "sympy"))
     return {"options": {k: (str(v) if not isinstance(v, (int, float, bool, str, type(None), list)) else v)
                         for k, v in options.items()},
             "packages": versions, "arithmetic": "exact rationals (fractions.Fraction / python-flint fmpq)"}

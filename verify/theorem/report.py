@@ -17,10 +17,10 @@ from __future__ import annotations
 import platform
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Literal
 
 from theorems.catalogue.base import HypothesisReport, Theorem
+from theorems.provenance import package_versions
 from theorems.verdict import Status, Verdict
 
 StepKind = Literal["hypotheses", "certificate", "symbolic", "cited", "numerical"]
@@ -68,12 +68,8 @@ def compose(hypotheses: HypothesisReport, steps: list[ProofStep]) -> tuple[Statu
 
 
 def provenance(options: dict[str, Any], started: float) -> dict[str, Any]:
-    versions = {}
-    for pkg in ("consensus-verify", "sympy", "cvxpy", "clarabel", "scs", "numpy", "scipy", "mpmath", "python-flint"):
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = None
+    versions = package_versions(("consensus-verify", "sympy", "cvxpy", "clarabel", "scs", "numpy", "scipy", "mpmath",
+                                 "python-flint"))
     return {"python": platform.python_version(), "platform": platform.platform(), "versions": versions,
             "options": options, "wall_time_s": round(time.perf_counter() - started, 3)}
 
