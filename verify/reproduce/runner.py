@@ -117,7 +117,7 @@ def build_row(claim: Claim, results: Mapping[str, CaseResult]) -> ClaimRow:
         for cid in claim.cases:
             res = results.get(cid)
             if res is None:
-                why.append(f"case {cid} was not run (no runner for it in this installation)")
+                why.append(f"case {cid} was not run (skipped with --no-llm, or no runner for it in this installation)")
             elif res.error:
                 why.append(f"case {cid} failed: {res.error}")
             elif res.skipped:
