@@ -145,3 +145,11 @@ def test_4_4_sym_counterexample_is_not_reported_as_holding(capsys):
     assert len(cert) == 1 and cert[0]["verdict"]["verdict"] == "holds"  # the first token is still certified
     inner = payload["numerical_evidence"]["alignment"]["inner_with_v"]
     assert -0.83 < inner[3] < -0.81 and -0.56 < inner[11] < -0.54
+
+
+def test_4_2_names_the_exceptional_start(tmp_path, capsys):
+    tokens = [["2/3", "2/3", "1/3"], ["-2/3", "-2/3", "-1/3"], [0, 1, 0]]
+    code, payload = run_json(capsys, ["theorem", "4.2", "--no-simulate", "--instance", _write(tmp_path, tokens=tokens)])
+    assert code == 0 and "exceptional set" in payload["explanation"]
+    code, payload = run_json(capsys, ["theorem", "4.2", "--no-simulate"])
+    assert code == 0 and "exceptional set" not in payload["explanation"]

@@ -49,8 +49,20 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     if evidence is not None and theorem.id == "4.4-sym" and status is not Status.FAILS:
         evidence["alignment"] = _alignment(system, hypotheses, t_end)
         status, explanation = _contested(status, explanation, evidence["alignment"])
+    if theorem.id == "4.2" and status is Status.HOLDS and _antipodal_start(system):
+        explanation += ("; note: this instance starts in the exceptional set x_2(0) = -x_1(0) (a = -1), where V does "
+                        "not decrease: the conclusion holds for almost every start, not for this one")
     options: dict[str, Any] = {"theorem": theorem.id, "simulate": simulate, "t_end": t_end}
     return TheoremReport(theorem, hypotheses, tuple(steps), status, explanation, evidence, provenance(options, started))
+
+
+def _antipodal_start(system: AttentionSystem) -> bool:
+    """Exactly ``x_2 = -x_1`` (exact data compared exactly; float data bit for bit)."""
+    if system.N < 2:
+        return False
+    if system.tokens_exact is not None:
+        return all(system.tokens_exact[1, k] == -system.tokens_exact[0, k] for k in range(system.d))
+    return bool((system.tokens[1] == -system.tokens[0]).all())
 
 
 ALIGNED = 1e-6
