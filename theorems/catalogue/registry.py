@@ -57,14 +57,15 @@ _THEOREMS = (
         id="4.4-sym", kind="theorem", title="Causal attention, one head, symmetric value map",
         setting="causal attention, one head",
         hypotheses=(MaskIs("causal"), OneHead(), USymmetric(), UTimeInvariant(), USimpleTopEigenvalue(), PBounded()),
-        conclusion=("every token converges to v or -v (alignment with span(v), measured with |cos|); x_1 tends to "
-                    "sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0. Same-sign consensus is NOT implied"),
+        conclusion=("x_1 converges to sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0 (the part this project certifies). "
+                    "The paper's further conclusion, as SPEC reads it (every later token converges to v or -v), is NOT "
+                    "claimed: examples/counterexample_4_4_sym.json is a stable equilibrium off span(v) with every "
+                    "hypothesis holding. Same-sign consensus is not implied"),
         citation=CITATION + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
         reading=("Assumption 4.4 numbering confirmed by the seeds; the spectral hypotheses (largest eigenvalue of U "
-                 "simple with eigenvector v) and the alignment-only conclusion are this project's reading. Only the "
-                 "first token is certified here. The later-token alignment, as read, is contradicted by "
-                 "examples/counterexample_4_4_sym.json (a stable equilibrium off span(v) with every hypothesis "
-                 "holding): the paper's statement probably carries a hypothesis this reading misses."),
+                 "simple with eigenvector v) are this project's reading. The conclusion is narrowed to the first "
+                 "token because the later-token alignment, as read, has a counterexample: the paper's statement "
+                 "probably carries a hypothesis this reading misses."),
         example=examples.example_4_4_sym,
     ),
     Theorem(

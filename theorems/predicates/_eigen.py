@@ -126,7 +126,9 @@ def _algebraic_top(m: ConstantMatrix) -> tuple[Status, dict[str, Any]]:
         return Status.FAILS, {"reason": f"lambda_1 has multiplicity {mult1}", "exact": True, **base}
     (lo2, hi2), lam2, _ = enclosed[-2]
     gap = sympy.simplify(lam1 - lam2)
-    gap_lb = rational_lower(float(enclose(gap)[0]))
+    gap_lo = enclose(gap)[0]
+    short = rational_lower(float(gap_lo))  # float() may round up: keep the short value only if it is below
+    gap_lb = short if short <= gap_lo else gap_lo
     witness = {**base, "lambda_2": str(lam2), "gap": str(gap), "gap_lower_bound": fstr(gap_lb),
                "exact": False, "note": "eigenvalues exact (SymPy); ordering and gap bound via evalf enclosures"}
     witness.update(_eigenvector(U, lam1))

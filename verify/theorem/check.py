@@ -48,7 +48,10 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     evidence = _evidence(theorem.id, system, t_end, progress) if simulate else None
     if evidence is not None and theorem.id == "4.4-sym" and status is not Status.FAILS:
         evidence["alignment"] = _alignment(system, hypotheses, t_end)
-        status, explanation = _contested(status, explanation, evidence["alignment"])
+        explanation += _later_tokens_note(evidence["alignment"])
+    if theorem.id == "4.4-sym" and status is Status.HOLDS and _first_token_orthogonal(system, hypotheses):
+        explanation += ("; note: <v, x_1(0)> = 0 exactly, the exceptional start of the certified statement: "
+                        "x_1 need not align for this instance")
     if theorem.id == "4.2" and status is Status.HOLDS and _antipodal_start(system):
         explanation += ("; note: this instance starts in the exceptional set x_2(0) = -x_1(0) (a = -1), where V does "
                         "not decrease: the conclusion holds for almost every start, not for this one")
@@ -69,19 +72,29 @@ ALIGNED = 1e-6
 """A token counts as aligned with span(v) at the horizon when 1 - |<v, x_i(T)>| < ALIGNED."""
 
 
-def _contested(status: Status, explanation: str, alignment: dict[str, Any] | None) -> tuple[Status, str]:
-    """4.4-sym cites the alignment of later tokens; a simulation of *this* instance that ends with a
-    token off span(v) contradicts that cited step, so the result is downgraded to unknown (never
-    upgraded: numbers only ever remove a claim)."""
-    if status is not Status.HOLDS or not alignment:
-        return status, explanation
+def _later_tokens_note(alignment: dict[str, Any] | None) -> str:
+    """What the simulation shows about the later tokens, which 4.4-sym does not claim (numbers never
+    add to or remove from the verdict here; they are reported)."""
+    if not alignment:
+        return ""
     off = [i for i, c in enumerate(alignment["inner_with_v"]) if 1 - abs(c) >= ALIGNED]
     if not off:
-        return status, explanation
+        return "; the simulation ends with every token aligned with span(v) (not claimed beyond x_1)"
     worst = min(abs(alignment["inner_with_v"][i]) for i in off)
-    return Status.UNKNOWN, (f"the simulation of this instance ends (t = {alignment['t_end']}) with token(s) {off} off "
-                            f"span(v) (min |<v, x_i>| = {worst:.4g}), contradicting the cited step later_tokens_alignment "
-                            "(or not yet converged: try a larger --t-end); only the first-token certificate stands")
+    return (f"; the simulation ends (t = {alignment['t_end']}) with token(s) {off} off span(v) (min |<v, x_i>| = "
+            f"{worst:.4g}): later tokens are not claimed to align (see the counterexample in the catalogue)")
+
+
+def _first_token_orthogonal(system: AttentionSystem, hypotheses: HypothesisReport) -> bool:
+    """Exactly ``<v, x_1(0)> = 0`` when both ``v`` and the tokens are exact; False when undecidable."""
+    import sympy
+
+    v = next((h.witness.get("v") for h in hypotheses.verdicts if h.name == "U_simple_top_eigenvalue"
+              and h.witness.get("v_exact")), None)
+    if v is None or system.tokens_exact is None:
+        return False
+    inner = sum(sympy.sympify(c) * system.tokens_exact[0, k] for k, c in enumerate(v))
+    return sympy.simplify(inner) == 0
 
 
 def _alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: float) -> dict[str, Any] | None:

@@ -6,13 +6,13 @@ The certificate is built for the extreme spectrum ``(lambda_1, lambda_2, ..., la
 instance's own spectrum only adds the nonnegative terms ``(lambda_2 - lambda_k) y_k^2``.  When the
 eigenvalues are irrational the shifted spectrum ``(0, -g, ..., -g)`` with the proven rational
 lower bound ``g`` of the gap is used (the inequality is shift-invariant on the sphere).
-Later tokens (alignment with ``span(v)``) are cited; **same-sign consensus is not claimed**.
+Later tokens are **not claimed**: SPEC's reading (every token converges to ``v`` or ``-v``) is
+contradicted by ``examples/counterexample_4_4_sym.json``; same-sign consensus is not claimed either.
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
-
-import sympy
 
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
@@ -21,28 +21,36 @@ from verify.certificates import certify_first_token_alignment
 from . import symbolic
 from .report import ProofStep
 from .steps import certificate_step, cited_step, symbolic_step
+from theorems.verdict import holds
 
-LATER_TOKENS_SOURCE = ("the paper's proof of the Section 4.2 result under Assumption 4.4 (one head); "
-                       "as read by this project, SPEC §2 row 4.4-sym")
+
+
+_RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 
 
 def _spectrum(hypotheses: HypothesisReport, d: int) -> tuple[list[Fraction], str] | None:
+    """The spectrum the certificate is built for: the exact ``(lambda_1, lambda_2, ..., lambda_2)`` when
+    both are plain rationals in the witness, else the shifted ``(0, -g, ..., -g)`` with the proven
+    rational lower bound ``g`` of the gap.  Witness strings are never "simplified" into numbers."""
     for v in hypotheses.verdicts:
         if v.name == "U_simple_top_eigenvalue" and v.holds:
             w = v.witness
-            l1, l2 = sympy.nsimplify(w["lambda_1"]), sympy.nsimplify(w["lambda_2"])
-            if l1.is_Rational and l2.is_Rational:
-                return ([Fraction(str(l1))] + [Fraction(str(l2))] * (d - 1),
-                        f"lambda_1 = {l1}, lambda_2 = {l2} (exact)")
+            l1, l2 = str(w.get("lambda_1", "")), str(w.get("lambda_2", ""))
+            if _RATIONAL.match(l1) and _RATIONAL.match(l2):
+                return [Fraction(l1)] + [Fraction(l2)] * (d - 1), f"lambda_1 = {l1}, lambda_2 = {l2} (exact)"
             g = Fraction(str(w["gap_lower_bound"]))
             return [Fraction(0)] + [-g] * (d - 1), f"shifted spectrum, proven gap >= {g}"
     return None
 
 
 def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-    spectrum = _spectrum(hypotheses, system.d)
     steps = [symbolic_step("first_eigen_coordinate", "b = <v,x_1>: db/dt = (lambda_1 - x_1^T U x_1) b (from eq. 5)",
                            symbolic.first_eigen_coordinate)]
+    if system.d == 1:
+        steps.append(ProofStep("one_dimensional", "symbolic", "in d = 1 the sphere is {v, -v}: x_1 is aligned at all times",
+                               holds("one_dimensional", "S^0 = {-1, 1} = {v, -v}; nothing to certify")))
+        return steps
+    spectrum = _spectrum(hypotheses, system.d)
     if spectrum is None:
         return steps
     values, how = spectrum
@@ -52,11 +60,6 @@ def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
         f"lambda_1 - x^T U x >= {gap} (1 - b^2) on the sphere ({how}); so d(b^2)/dt >= 2 gap b^2 (1 - b^2) and "
         "x_1 -> sign(<v,x_1(0)>) v unless <v,x_1(0)> = 0",
         lambda: certify_first_token_alignment(eigenvalues=values)))
-    steps.append(cited_step(
-        "later_tokens_alignment",
-        "tokens i >= 2 converge to v or -v (alignment with span(v), measured with |cos|); same-sign consensus is NOT "
-        "implied and is not claimed",
-        LATER_TOKENS_SOURCE))
     return steps
 
 
