@@ -184,3 +184,12 @@ def test_4_2_names_the_exceptional_start(tmp_path, capsys):
     assert code == 0 and "exceptional set" in payload["explanation"]
     code, payload = run_json(capsys, ["theorem", "4.2", "--no-simulate"])
     assert code == 0 and "exceptional set" not in payload["explanation"]
+
+
+@pytest.mark.parametrize("beta,expected", [(0.125, 0), ("1/1000000000000000000000000000000", 0), (10000, 4), ("1/sqrt(3)", 0)])
+def test_4_2_temperatures(tmp_path, capsys, beta, expected):
+    """Float beta is the binary rational it holds; tiny beta stays certifiable; a huge beta p gives
+    unknown (the weight lower bound is useless), never a crash."""
+    code, payload = run_json(capsys, ["theorem", "4.2", "--no-simulate", "--instance",
+                                      _write(tmp_path, beta=beta, heads=[{"P": "identity", "U": "identity"}])])
+    assert code == expected, payload["explanation"]

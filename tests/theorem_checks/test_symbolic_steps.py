@@ -48,3 +48,14 @@ def test_exp_bounds_are_rigorous_and_tight(beta, p):
         assert low - lo_m <= low * 1e-9 + mpmath.mpf(10) ** -12
         assert hi_m - high <= high * 1e-9
     assert isinstance(lo, Fraction) and lo > 0
+
+
+def test_exp_bounds_irrational_exponent_far_below_one():
+    """Irrational exponents with exp(y) < 1e-12: both endpoints must still enclose (no float shortcut)."""
+    for k in range(1, 60):
+        y = -sympy.Rational(4000 + 7 * k, 100) * 2 / sympy.sqrt(3)
+        lo, hi = exp_bounds(y)
+        with mpmath.workdps(80):
+            true = mpmath.exp(mpmath.mpf(-(4000 + 7 * k)) / 100 * 2 / mpmath.sqrt(3))
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= true <= mpmath.mpf(hi.numerator) / hi.denominator
+            assert (mpmath.mpf(hi.numerator) / hi.denominator) / true - 1 < 1e-9

@@ -25,13 +25,47 @@ def _to_fraction(raw: tuple) -> Fraction:
 
 
 def _interval(expr: sympy.Expr, prec: int):
+    """Evaluate a constant expression in a private interval context (no global precision).
+
+    A tree walk, so every rational is entered exactly (``p/q`` as an interval quotient) and no
+    float ever stands in for a constant; anything outside the supported constructors is refused.
+    """
     iv = MPIntervalContext()
     iv.prec = prec
-    if expr.is_Rational:  # lambdify would hand back a plain Python number
+    return _walk(sympy.sympify(expr), iv)
+
+
+def _walk(expr: sympy.Expr, iv):
+    if expr.is_Integer:
+        return iv.mpf(int(expr))
+    if expr.is_Rational:
         return iv.mpf(int(expr.p)) / iv.mpf(int(expr.q))
-    fn = sympy.lambdify((), expr, modules=[{"exp": iv.exp, "sqrt": iv.sqrt, "pi": iv.pi, "E": iv.e,
-                                            "Rational": lambda a, b: iv.mpf(a) / b}, iv])
-    return fn()
+    if expr is sympy.pi:
+        return iv.pi
+    if expr is sympy.E:
+        return iv.e
+    if isinstance(expr, sympy.Add):
+        total = iv.mpf(0)
+        for arg in expr.args:
+            total = total + _walk(arg, iv)
+        return total
+    if isinstance(expr, sympy.Mul):
+        total = iv.mpf(1)
+        for arg in expr.args:
+            total = total * _walk(arg, iv)
+        return total
+    if isinstance(expr, sympy.exp):
+        return iv.exp(_walk(expr.args[0], iv))
+    if isinstance(expr, sympy.log):
+        return iv.log(_walk(expr.args[0], iv))
+    if isinstance(expr, sympy.Pow):
+        base, power = expr.args
+        if power.is_Integer:
+            value = _walk(base, iv) ** abs(int(power))
+            return value if power >= 0 else 1 / value
+        if power.is_Rational:
+            return iv.exp(_walk(power, iv) * iv.log(_walk(base, iv)))
+    raise InvalidInput("beta, p", "an exact constant built from rationals, sqrt, powers, exp, log, pi and E", str(expr))
 
 
 def _exact(value, field: str) -> sympy.Expr:

@@ -32,13 +32,22 @@ def run(args) -> int:
     from llm_checks.prompts import random_prompts
     from llm_checks.render import render_audit
 
+    from theorems.errors import InvalidInput
+
     if args.hemisphere_prompts < 0 or args.hemisphere_tokens < 2:
         raise UsageError("--hemisphere-prompts must be >= 0 and --hemisphere-tokens >= 2")
+    if args.seed < 0:
+        raise InvalidInput("--seed", "a non-negative integer", args.seed)
     resolve_theorems(args.theorem)  # fail fast on a typo, before loading a large model
     loaded = load_model(args.model, weights=args.weights, random_init=args.random_init, seed=args.seed,
                         allow_pickle=args.allow_pickle)
     prompts = None
     if args.hemisphere_prompts:
+        config = loaded.model.config
+        limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+        if limit is not None and args.hemisphere_tokens > int(limit):
+            raise InvalidInput("--hemisphere-tokens", f"at most {int(limit)} tokens (the model's learned positions)",
+                               args.hemisphere_tokens)
         prompts = random_prompts(args.hemisphere_prompts, args.hemisphere_tokens, int(loaded.model.config.vocab_size), args.seed)
     report = audit(loaded, theorems=args.theorem, prompts=prompts)
     emit(render_audit(report), report.to_json(tables=not args.no_tables), args.format)

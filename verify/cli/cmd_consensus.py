@@ -7,9 +7,12 @@ measurement ran (it is a measurement, not a verdict), 2 on bad input.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
+
+from theorems.errors import InvalidInput
 
 from .common import EXIT_OK, add_format_option, emit, write_atomic
 
@@ -59,11 +62,46 @@ class _Bar:
         sys.stderr.flush()
 
 
+def _creatable_dir(path: Path, flag: str) -> None:
+    """``path`` is a writable directory or can be made one: probed by creating the missing parts
+    and removing them again, so a bad ``--out`` fails before hours of measurement, not after."""
+    if path.exists():
+        if not path.is_dir():
+            raise InvalidInput(flag, "a directory (or a path where one can be created)", str(path), hint="it is an existing file")
+        if not os.access(path, os.W_OK):
+            raise InvalidInput(flag, "a writable directory", str(path))
+        return
+    missing = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        path.mkdir(parents=True)
+    except OSError as exc:
+        raise InvalidInput(flag, "a directory that can be created", str(path), hint=exc.strerror or str(exc)) from None
+    for part in missing:  # deepest first: leave the file system as it was
+        part.rmdir()
+
+
+def _check_outputs(args) -> None:
+    if args.seed < 0:
+        raise InvalidInput("--seed", "a non-negative integer", args.seed)
+    if args.out:
+        _creatable_dir(Path(args.out), "--out")
+    if args.plot:
+        plot = Path(args.plot)
+        if not args.plot.lower().endswith(".png") or plot.is_dir():
+            raise InvalidInput("--plot", "a file name ending in .png", args.plot)
+        _creatable_dir(plot.parent if str(plot.parent) else Path("."), "--plot")
+
+
 def run(args) -> int:
     from llm_checks.consensus import ConsensusOptions, measure_consensus
     from llm_checks.loaders import load_model
     from llm_checks.render import render_consensus
 
+    _check_outputs(args)
     mode = args.weights_mode or ("random" if args.random_init else "trained")
     random_init = args.random_init or (mode != "trained" and args.weights is None)
     options = ConsensusOptions(prompts=args.prompts, tokens=args.tokens, passes=args.passes, ffn=not args.no_ffn,

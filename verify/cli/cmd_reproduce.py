@@ -8,6 +8,7 @@ carries its own status), 2 on bad input, 1 on a crash or an interrupt (then no r
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -82,8 +83,11 @@ def run(args) -> int:
     if args.smoke and args.full:
         raise UsageError("--smoke is the CI scale; combine it with --quick or use it alone, not with --full")
     scale = SMOKE if args.smoke else (FULL if args.full else QUICK)
+    only = None if args.only is None else [s.strip() for s in args.only.split(",") if s.strip()]
+    _check_device(args.device, args.no_llm)
+    if only is not None:
+        _check_only(only, args.no_llm)
     check_out_dir(args.out)
-    only = None if not args.only else [s.strip() for s in args.only.split(",") if s.strip()]
     extra = [] if args.no_llm else llm_cases(args.device)
     options = {"scale": scale.name, "only": only, "llm": not args.no_llm, "device": args.device, "out": str(args.out),
                "command": "verify reproduce " + " ".join(a for a in sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else None}
@@ -97,6 +101,44 @@ def run(args) -> int:
     payload = dict(report.to_json(), out=str(out))
     emit(_render(report, out), payload, args.format)
     return EXIT_OK
+
+
+def _check_device(device: str, no_llm: bool) -> None:
+    """``cpu`` or ``cuda[:N]`` (with a GPU visible to torch), checked before any work starts."""
+    from theorems.errors import InvalidInput
+
+    if not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        raise InvalidInput("--device", "cpu or cuda[:N]", device)
+    if device.startswith("cuda") and not no_llm:
+        try:
+            import torch
+        except ImportError:
+            raise InvalidInput("--device", "cpu (torch is not installed)", device) from None
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+            raise InvalidInput("--device", "cpu or an available CUDA device", device,
+                               hint=f"this torch build sees {torch.cuda.device_count() if torch.cuda.is_available() else 0} GPU(s)")
+
+
+def _check_only(only: list[str], no_llm: bool) -> None:
+    """``--only`` must name at least one case and cover at least one claim; LLM cases need the LLM."""
+    from verify.reproduce import CLAIMS
+    from verify.reproduce.runner import LLM_CASE_IDS, SIM_CASES
+
+    if not only:
+        raise UsageError("--only needs at least one case id")
+    known = [c.id for c in SIM_CASES] + list(LLM_CASE_IDS)
+    unknown = [c for c in only if c not in known]
+    if unknown:
+        raise UsageError(f"unknown case id(s) {unknown}; expected some of {known}")
+    llm = [c for c in only if c in LLM_CASE_IDS]
+    if llm and no_llm:
+        raise UsageError(f"--only names LLM case(s) {', '.join(llm)} but --no-llm skips them; drop one of the two")
+    selected = set(only)
+    if not any(set(c.cases) <= selected for c in CLAIMS):
+        needs = sorted({f"{c.id} needs {','.join(c.cases)}" for c in CLAIMS if selected & set(c.cases)})
+        raise UsageError(f"--only {','.join(only)} covers no claim" + ("; " + "; ".join(needs) if needs else "")
+                         + " (run with those case ids together)")
 
 
 def _render(report, out) -> str:

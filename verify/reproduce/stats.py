@@ -30,15 +30,19 @@ def _kept(arr: np.ndarray) -> tuple[float, ...] | None:
 
 
 def mean_band(values: Iterable[float], what: str) -> Measurement:
-    """``mean +- t_{0.975, n-1} sd / sqrt(n)`` over the finite values (non-finite runs are
-    dropped and the count says how many were kept)."""
+    """``mean +- t_{0.975, n-1} sd / sqrt(n)`` over the finite values.  Non-finite runs are
+    dropped; ``n`` counts the kept ones and ``what`` says how many were dropped (the band is then
+    over the surviving runs only, which may be biased)."""
     from scipy.stats import t as student
 
     arr = _values(values)
+    dropped = int(arr.size - np.isfinite(arr).sum())
     arr = arr[np.isfinite(arr)]
     n = int(arr.size)
     if n == 0:
         raise ValueError(f"measurement {what!r}: no finite values")
+    if dropped:
+        what = f"{what} ({dropped} of {n + dropped} runs non-finite, dropped)"
     mean = float(arr.mean())
     if n < 2:
         return Measurement(mean, mean, mean, n, what, "single run (no band)", _kept(arr))

@@ -38,15 +38,17 @@ def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
     if p is None:
         return [missing_bound_step()]
     weights, lo, hi = weights_step(system, p)
+    if lo is None:
+        return [weights]
     H = system.H
-    w_lo, w_hi = H * lo / 2, min(Fraction(H), H * hi / 2)
+    w_lo, w_hi = H * lo / 2, Fraction(H)  # each a^h_21 <= 1; a wider w_hi keeps the SDP well posed
     steps = [
         weights,
         symbolic_step("first_token_fixed", "causal mask and U = I: dx_1/dt = 0, x_1(t) = x_1(0)", symbolic.first_token_fixed),
         symbolic_step("token2_equation", "a = <x_1,x_2>: da/dt = w (1 - a^2), w = sum_h a^h_21 (from eq. 5)",
                       symbolic.token_two_gram_equation),
         certificate_step("token2_decrease",
-                         f"V = 1 - a: dV/dt <= -w_lo V (2 - V) with w in [{w_lo}, {w_hi}] (w_lo = H exp(-2 beta p)/2): "
+                         f"V = 1 - a: dV/dt <= -w_lo V (2 - V) with w in [{w_lo}, {w_hi}] (w_lo = H exp(-2 beta p)/2, w_hi = H): "
                          "V decreases strictly unless a = +-1; a = -1 is the measure-zero bad start",
                          lambda: certify_token2_decrease(w_lo=w_lo, w_hi=w_hi)),
     ]
@@ -65,4 +67,6 @@ def plan_iss(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
     if p is None:
         return [missing_bound_step()]
     weights, lo, hi = weights_step(system, p)
+    if lo is None:
+        return [weights]
     return [weights] + _iss_steps(system, lo, hi)

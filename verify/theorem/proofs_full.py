@@ -23,7 +23,9 @@ def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
     p = bound_p(hypotheses)
     if p is None:
         return [missing_bound_step()]
-    weights, _, _ = weights_step(system, p)
+    weights, lo, _ = weights_step(system, p)
+    if lo is None:
+        return [weights]
     return [
         weights,
         symbolic_step("hemisphere_derivative", "d<z,x_i>/dt = sum_h sum_j a^h_ij (<z,x_j> - <x_i,x_j><z,x_i>) (from eq. 5)",
@@ -45,5 +47,7 @@ def plan_weights(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
     p = bound_p(hypotheses)
     if p is None:
         return [missing_bound_step()]
-    weights, _, _ = weights_step(system, p)
+    weights, lo, _ = weights_step(system, p)
+    if lo is None:
+        return [weights]
     return [weights]

@@ -41,11 +41,29 @@ def bound_p(hypotheses: HypothesisReport) -> Fraction | None:
     return None
 
 
-def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fraction, Fraction]:
-    """Rational enclosures ``lo <= exp(-2 beta p)``, ``hi >= exp(2 beta p)`` (interval arithmetic)."""
-    lo, _ = exp_bounds(-2 * system.beta * sympy.Rational(p.numerator, p.denominator))
-    _, hi = exp_bounds(2 * system.beta * sympy.Rational(p.numerator, p.denominator))
-    data = {"beta": str(system.beta), "p": str(p), "H": system.H, "exp(-2 beta p) >=": str(lo), "exp(2 beta p) <=": str(hi)}
+MAX_EXPONENT = 700
+"""Above ``2 beta p = 700`` the lower weight bound ``exp(-2 beta p)`` is below 1e-304: no certificate
+can use it, and its exact rational would be enormous, so the step reports unknown instead."""
+
+
+def exact_beta(system: AttentionSystem) -> sympy.Expr:
+    """``beta`` as an exact number: float data stand for the binary rational they hold."""
+    beta = system.beta
+    return sympy.Rational(float(beta)) if beta.has(sympy.Float) else beta
+
+
+def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fraction | None, Fraction | None]:
+    """Rational enclosures ``lo <= exp(-2 beta p)``, ``hi >= exp(2 beta p)`` (interval arithmetic);
+    ``(step, None, None)`` with an unknown verdict when ``2 beta p`` exceeds :data:`MAX_EXPONENT`."""
+    beta = exact_beta(system)
+    x = 2 * beta * sympy.Rational(p.numerator, p.denominator)
+    if float(x) > MAX_EXPONENT:
+        return ProofStep("weights", "symbolic", "attention weights bounded below by exp(-2 beta p)/|M(i)|",
+                         unknown("weights", f"2 beta p = {float(x):.4g} > {MAX_EXPONENT}: the lower bound exp(-2 beta p) "
+                                 "is below 1e-304 and cannot support a certificate", {"beta": str(beta), "p": str(p)})), None, None
+    lo, _ = exp_bounds(-x)
+    _, hi = exp_bounds(x)
+    data = {"beta": str(beta), "p": str(p), "H": system.H, "exp(-2 beta p) >=": str(lo), "exp(2 beta p) <=": str(hi)}
     step = ProofStep("weights", "cited", "exp(-2 beta p)/|M(i)| <= a^h_ij <= exp(2 beta p)/|M(i)| with the proven "
                      "bound p of P_bounded; exp enclosed by rationals with interval arithmetic",
                      holds("weights", f"exp(-2 beta p) >= {lo}, exp(2 beta p) <= {hi}", data), source=WEIGHTS_SOURCE,
