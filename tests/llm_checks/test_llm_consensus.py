@@ -80,3 +80,38 @@ def test_cli_consensus_trained_weights_from_directory(tmp_path, capsys):
     assert doc["options"]["weights_mode"] == "trained" and doc["options"]["ffn"] is True
     assert doc["provenance"]["source"].startswith("safetensors") and doc["layers"] == 8
     assert captured.err == ""
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--seed", "-1"], "--seed"),
+    (["--out", "/proc/no/such/dir"], "--out"),
+    (["--out", "FILE"], "--out"),
+    (["--plot", "x.txt"], ".png"),
+    (["--plot", "DIR.png"], "--plot"),
+])
+def test_cli_consensus_bad_outputs_exit_2_before_measuring(extra, message, tmp_path, capsys, monkeypatch):
+    import llm_checks.consensus as consensus
+
+    def never(*args, **kwargs):
+        raise AssertionError("measured before checking the outputs")
+
+    monkeypatch.setattr(consensus, "measure_consensus", never)
+    (tmp_path / "FILE").write_text("x")
+    (tmp_path / "DIR.png").mkdir()
+    extra = [str(tmp_path / e) if e in ("FILE", "DIR.png") else e for e in extra]
+    rc = main(["consensus", "gpt2-tiny", "--random-init", "--prompts", "2", "--tokens", "8", "--no-progress", *extra])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err
+    assert (tmp_path / "FILE").read_text() == "x"
+
+
+def test_cli_consensus_out_probe_leaves_no_directory(tmp_path, capsys):
+    from verify.cli.cmd_consensus import _creatable_dir
+
+    _creatable_dir(tmp_path / "a" / "b", "--out")
+    assert not (tmp_path / "a").exists()
+
+
+def test_consensus_options_reject_a_negative_seed():
+    with pytest.raises(InvalidInput, match="seed"):
+        ConsensusOptions(seed=-1)

@@ -100,3 +100,50 @@ def test_seeded_random_init_is_reproducible():
     assert not np.array_equal(a.layers[0].W_Q, c.layers[0].W_Q)
 
 
+
+
+def test_random_init_leaves_the_global_torch_rng_alone():
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    state = torch.random.get_rng_state()
+    load_model("gpt2-tiny", random_init=True, seed=0)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_fresh_block_params_attention_is_the_same_with_and_without_mlp():
+    from llm_checks.runner import fresh_block_params
+
+    for name, family in (("gpt2-tiny", "gpt2"), ("gpt-neo-tiny", "gpt_neo")):
+        model = load_model(name, random_init=True, seed=0).model
+        g_with, g_without = torch.Generator().manual_seed(43), torch.Generator().manual_seed(43)
+        kept = [fresh_block_params(b, family, model.config, g_with, True) for b in model.h]
+        removed = [fresh_block_params(b, family, model.config, g_without, False) for b in model.h]
+        assert len(kept) >= 2  # the shift showed from the second block on
+        for with_mlp, without in zip(kept, removed):
+            assert not any(k.startswith(("mlp.", "ln_2.")) for k in without)
+            assert any(k.startswith("mlp.") for k in with_mlp)
+            attn = [k for k in without if k.startswith("attn.")]
+            assert attn
+            for k in without:
+                assert torch.equal(with_mlp[k], without[k]), (name, k)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--seed", "-5"], "--seed"),
+    (["--hemisphere-tokens", "1000"], "--hemisphere-tokens"),
+])
+def test_cli_audit_bad_seed_or_too_many_tokens_exit_2(extra, message, capsys):
+    rc = main(["audit", "gpt2-tiny", "--random-init", *extra])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err
+
+
+def test_hemisphere_states_rejects_prompts_longer_than_the_positions():
+    from llm_checks.audit import hemisphere_states
+
+    model = load_model("gpt2-tiny", random_init=True, seed=0).model
+    n = int(model.config.max_position_embeddings)
+    with pytest.raises(InvalidInput, match="tokens"):
+        hemisphere_states(model, np.zeros((1, n + 1), dtype=np.int64))

@@ -56,3 +56,19 @@ def test_instance_file_and_digits(tmp_path, capsys):
 def test_bad_input_exits_2_with_a_message(argv, needle, capsys):
     assert main(["simulate", *argv]) == 2
     assert needle in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["--seed", "--json", "--plot"])
+def test_bad_seed_or_directory_output_exits_2_before_integrating(flag, tmp_path, capsys, monkeypatch):
+    import numerics.dop853 as dop853
+
+    def never(*args, **kwargs):
+        raise AssertionError("integrated before checking the input")
+
+    monkeypatch.setattr(dop853.DOP853, "integrate", never)
+    value = "-1" if flag == "--seed" else str(tmp_path / ("d.png" if flag == "--plot" else "d"))
+    if flag != "--seed":
+        (tmp_path / ("d.png" if flag == "--plot" else "d")).mkdir()
+    assert main(["simulate", "--preset", "constant-identity-full", "--t-end", "1", flag, value]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "Traceback" not in err

@@ -55,6 +55,8 @@ def recompute(rule, row):
     for q in names:
         if q not in row["measurements"] or any(v is None or not math.isfinite(v) for v in _m(row, q)):
             return "not testable here"
+    if kind != "mean_at_least" and any(row["measurements"][q]["band"] == "single run (no band)" for q in names):
+        return "not testable here"
     ok = {
         "upper_below": lambda: _m(row, rule["q"])[2] < rule["threshold"],
         "lower_above": lambda: _m(row, rule["q"])[1] > rule["threshold"],
@@ -94,10 +96,35 @@ def test_every_claim_row_has_a_measurement_or_a_reason(run):
 
 def test_status_follows_the_documented_rule(run):
     statuses = set()
+    shapes = 0
     for row in run["report"]["claims"]:
-        assert recompute(row["rule"], row) == row["status"], (row["id"], row["reason"])
+        expected = recompute(row["rule"], row)
+        if row["status"] == "not testable here" and "this scale measured the test shapes" in row["reason"]:
+            # a claim about GPT-2 XL / GPT-Neo 2.7B measured on smoke-scale shapes: the rule's outcome is
+            # still computed and stated in the reason, so CI checks it
+            assert f"gives '{expected}'" in row["reason"], (row["id"], row["reason"])
+            shapes += 1
+            continue
+        assert expected == row["status"], (row["id"], row["reason"])
         statuses.add(row["status"])
     assert {"agrees", "disagrees"} <= statuses
+    assert shapes == (3 if HAS_TORCH else 0)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="needs the llm extra (torch, transformers)")
+def test_smoke_llm_rows_name_the_model_measured(run):
+    rows = {r["id"]: r for r in run["report"]["claims"]}
+    md = (run["out"] / "report.md").read_text()
+    for cid in ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts"):
+        row = rows[cid]
+        assert row["status"] == "not testable here" and "gpt2-tiny / gpt-neo-tiny" in row["reason"]
+        for q, m in row["measurements"].items():
+            assert m["what"].startswith("gpt2-tiny" if q.startswith("llm-gpt2") else "gpt-neo-tiny"), m["what"]
+        line = next(line for line in md.splitlines() if line.startswith(f"| `{cid}`"))
+        assert "measured on gpt2-tiny, gpt-neo-tiny" in line
+    mixed = rows["llm-ffn-mixed"]
+    assert mixed["status"] == "not testable here" and "not available offline" in mixed["reason"]
+    assert not mixed["measurements"]
 
 
 def test_bands_recompute_from_the_stored_values(run):

@@ -9,6 +9,7 @@ only in the safe direction.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import sympy
@@ -82,11 +83,14 @@ def exp_bounds(y, digits: int = 12) -> tuple[Fraction, Fraction]:
     expr = sympy.exp(_exact(y, "y"))
     box = _interval(expr, int(digits * 3.33) + 40)
     lo, hi = _to_fraction(box._mpi_[0]), _to_fraction(box._mpi_[1])
-    scale = 10 ** digits
-    mag = max(1, int(hi))  # shorten to `digits` significant digits, rounding outwards
-    short_lo = Fraction((lo * scale // mag).__floor__(), scale) * mag
-    short_hi = -Fraction((-hi * scale // mag).__floor__(), scale) * mag
-    if short_lo <= 0:  # tiny values: keep the exact dyadic endpoint
+    # shorten to `digits` significant digits, rounding outwards (relative, so tiny values stay tight)
+    e = math.floor(math.log10(float(lo))) if lo > 0 and float(lo) > 0 else None
+    if e is None:
+        return lo, hi
+    scale = Fraction(10) ** (digits - 1 - e)
+    short_lo = Fraction(math.floor(lo * scale)) / scale
+    short_hi = Fraction(math.ceil(hi * scale)) / scale
+    if short_lo <= 0:
         short_lo = lo
     return short_lo, short_hi
 
