@@ -72,10 +72,7 @@ class AttentionSystem:
             raise InvalidInput("tokens", "finite numbers", "a non-finite entry")
         if self.tokens_exact is not None:
             for i in range(self.tokens_exact.rows):
-                sq = sympy.nsimplify(sum(v ** 2 for v in self.tokens_exact.row(i)))
-                if sympy.simplify(sq - 1) != 0:
-                    raise InvalidInput(f"tokens[{i}]", "a unit vector (exact data must have norm exactly 1)",
-                                       f"squared norm {sq}", "Set \"normalize_tokens\": true (or pass --normalize) to rescale explicitly")
+                _check_exact_unit(i, self.tokens_exact.row(i))
         else:
             dev = np.abs(np.sum(tokens ** 2, axis=1) - 1.0)
             bad = int(np.argmax(dev))
@@ -111,6 +108,21 @@ class AttentionSystem:
     def with_tokens(self, tokens: np.ndarray, tokens_exact: sympy.ImmutableMatrix | None = None) -> "AttentionSystem":
         return AttentionSystem(self.d, self.beta, self.mask, self.heads, np.asarray(tokens, float),
                                tokens_exact, self.layer_norm, self.name, self.description)
+
+
+def _check_exact_unit(i: int, row) -> None:
+    """Accept an exact token only when ``|x|^2 - 1`` is *proved* to vanish (exact arithmetic or a
+    SymPy simplification to 0); never after rounding or guessing a closed form."""
+    residual = sympy.simplify(sympy.expand(sum(v ** 2 for v in row)) - 1)
+    if residual == 0:
+        return
+    hint = "Set \"normalize_tokens\": true to rescale explicitly, or give the coordinates so that |x| = 1 exactly"
+    value = sympy.N(residual, 50)
+    if value.is_Number and abs(value) > sympy.Float("1e-40", 50):
+        raise InvalidInput(f"tokens[{i}]", "a unit vector (exact data must have norm exactly 1)",
+                           f"|x|^2 - 1 = {sympy.N(residual, 6)}", hint)
+    raise InvalidInput(f"tokens[{i}]", "a unit vector whose norm can be proved to be exactly 1",
+                       f"|x|^2 - 1 = {residual} (could not be simplified to 0)", hint)
 
 
 def simple_system(P, U, tokens, *, beta=1, mask: Mask = "full", name: str = "instance") -> AttentionSystem:

@@ -116,7 +116,7 @@ def _tokens(value: Any, d: int, normalize: bool) -> tuple[np.ndarray, sympy.Immu
         if exact:
             for i in range(m.rows):
                 norm = sympy.sqrt(sum(v ** 2 for v in m.row(i)))
-                m[i, :] = sympy.Matrix([[sympy.nsimplify(v / norm) for v in m.row(i)]])
+                m[i, :] = sympy.Matrix([[sympy.radsimp(v / norm) for v in m.row(i)]])
         else:
             arr = np.array(m.evalf(20).tolist(), dtype=float)
             arr /= np.linalg.norm(arr, axis=1, keepdims=True)
@@ -134,7 +134,11 @@ def _layer_norm(value: Any, d: int) -> LayerNormSpec:
         vec = value.get(key, [0] * d if key == "shift" else None)
         if not isinstance(vec, list) or len(vec) != d:
             raise InvalidInput(f"layer_norm.{key}", f"a list of d={d} numbers", vec)
-        out[key] = tuple(parse_scalar(v, f"layer_norm.{key}[{i}]") for i, v in enumerate(vec))
+        values = tuple(parse_scalar(v, f"layer_norm.{key}[{i}]") for i, v in enumerate(vec))
+        for i, v in enumerate(values):
+            if v.free_symbols:
+                raise InvalidInput(f"layer_norm.{key}[{i}]", "a constant (layer norms do not depend on t)", vec[i])
+        out[key] = values
     return LayerNormSpec(out["scale"], out["shift"])
 
 

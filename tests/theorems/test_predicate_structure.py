@@ -57,3 +57,17 @@ def test_no_layer_norm_holds_with_the_reason():
 def test_symbolic_scale_is_malformed():
     with pytest.raises(InvalidInput, match=r"layer_norm\.scale\[1\]"):
         EqualLNScales().evaluate(_ln(["1", "t"]))
+
+
+def test_energy_predicates_prove_nonzero_or_say_unknown():
+    from theorems.predicates.energy import PSymmetric, PTimeInvariant
+    from theorems.verdict import Status as S
+
+    tricky = simple_system([[1, "cos(pi/7) - cos(2*pi/7) + cos(3*pi/7)"], ["1/2", 1]], "identity", [[1, 0]])
+    assert PSymmetric().evaluate(tricky).status is S.UNKNOWN  # true identity SymPy cannot simplify: not "fails"
+    tiny = simple_system([[1.0, 5e-324], [0.0, 1.0]], "identity", [[1, 0]])
+    assert PSymmetric().evaluate(tiny).status is S.FAILS  # an underflowing norm never hides a deviation
+    const = simple_system([["sin(t)^2 + cos(t)^2", 0], [0, 1]], "identity", [[1, 0]])
+    assert PTimeInvariant().evaluate(const).status is S.HOLDS
+    varying = simple_system([["sin(t)", 0], [0, 1]], "identity", [[1, 0]])
+    assert PTimeInvariant().evaluate(varying).status is S.FAILS

@@ -142,3 +142,22 @@ def test_schema_rejects_what_the_reader_rejects_structurally():
                      "normalize not bool", "stack bad dt", "P boolean entry"}:
             with pytest.raises(jsonschema.ValidationError):
                 jsonschema.validate(data, SCHEMA)
+
+
+def test_exact_unit_norm_is_proved_not_guessed():
+    data = good()
+    data["tokens"] = [[1, "2^(1/4)/10^10"]]  # |x|^2 = 1 + sqrt(2)/10^20: close to 1, not 1
+    with pytest.raises(InvalidInput, match=r"tokens\[0\]"):
+        system_from_dict(data)
+    data["tokens"] = [[1, "1/10^10"]]
+    data["normalize_tokens"] = True  # normalisation keeps the exact radicals, no closed-form guessing
+    s = system_from_dict(data)
+    assert sympy.simplify(sum(v ** 2 for v in s.tokens_exact.row(0)) - 1) == 0
+    assert s.tokens_exact[0, 0] != 1
+
+
+def test_layer_norm_scales_must_be_constants():
+    data = good()
+    data["layer_norm"] = {"scale": ["t", 1]}
+    with pytest.raises(InvalidInput, match=r"layer_norm.scale\[0\]"):
+        system_from_dict(data)

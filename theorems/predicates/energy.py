@@ -10,8 +10,9 @@ import sympy
 
 from ..matrices import ConstantMatrix, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
-from ..verdict import Verdict, fails, holds, unknown
+from ..verdict import Status, Verdict, fails, holds, unknown
 from .base import Predicate
+from .value_map import _nonzero_at, constant_value
 
 
 def _symbolic(m: MatrixSchedule) -> sympy.Matrix | None:
@@ -23,24 +24,42 @@ def _symbolic(m: MatrixSchedule) -> sympy.Matrix | None:
 
 
 def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
-    """``pairs``: per head (A, B) schedules whose difference should vanish identically."""
-    worst = 0.0
+    """``pairs``: per head (A, B) schedules whose difference should vanish identically.
+
+    Exact data: an entry that SymPy simplifies to 0 is zero; a nonzero entry must be *proved*
+    nonzero by an enclosure at some time (the witness), otherwise the verdict is unknown.  Float
+    data: IEEE equality decides (no norm, which could underflow); the relative size is reported.
+    """
     per_head = []
     for h, (a, b) in enumerate(pairs):
         ea, eb = _symbolic(a), _symbolic(b)
         if ea is not None and eb is not None:
-            diff = sympy.simplify(ea - eb)
-            if diff != sympy.zeros(*diff.shape):
-                return fails(name, f"head {h}: {what} is not zero", {"head": h, "difference": [[str(v) for v in diff.row(i)] for i in range(diff.rows)]})
+            diff = ea - eb
+            undecided = []
+            for i in range(diff.rows):
+                for j in range(diff.cols):
+                    value = sympy.simplify(diff[i, j])
+                    if value == 0:
+                        continue
+                    proof = _nonzero_at(value)
+                    if proof is not None:
+                        return fails(name, f"head {h}: {what} is nonzero at entry ({i}, {j})",
+                                     {"head": h, "entry": [i, j], "t": proof[0], "value": proof[1]})
+                    undecided.append([i, j])
+            if undecided:
+                return unknown(name, f"head {h}: could not decide whether {what} vanishes at entries {undecided}",
+                               {"head": h, "entries": undecided})
             per_head.append("0")
             continue
         if a.time_invariant and b.time_invariant:
             da, db = a.at(0.0), b.at(0.0)
             dev = float(np.linalg.norm(da - db)) / max(float(np.linalg.norm(da)), 1e-300)
-            worst = max(worst, dev)
             per_head.append(dev)
-            if dev != 0.0:
-                return fails(name, f"head {h}: {what} has relative size {dev:.3e} (float data)", {"head": h, "relative_deviation": dev}, exact=False)
+            if not np.array_equal(da, db):
+                i, j = (int(v) for v in np.argwhere(da != db)[0])
+                return fails(name, f"head {h}: {what} is nonzero (float data; relative size {dev:.3e})",
+                             {"head": h, "entry": [i, j], "entry_value": float(da[i, j] - db[i, j]),
+                              "relative_deviation": dev}, exact=False)
             continue
         return unknown(name, f"head {h}: {label} is a time-varying float schedule; not decided", {"head": h})
     return holds(name, f"{what} is exactly zero for every head", {"per_head": per_head})
@@ -90,8 +109,11 @@ class PTimeInvariant(Predicate):
 
     def evaluate(self, system: AttentionSystem) -> Verdict:
         for h, head in enumerate(system.heads):
-            if not head.P.time_invariant:
-                return fails(self.id, f"head {h}: P depends on t ({head.P.kind})", {"head": h, "kind": head.P.kind})
+            status, _, witness = constant_value(head.P)
+            if status is Status.FAILS:
+                return fails(self.id, f"head {h}: P depends on t", {"head": h, **witness})
+            if status is Status.UNKNOWN:
+                return unknown(self.id, f"head {h}: could not decide whether P depends on t", {"head": h, **witness})
         return holds(self.id, "every P^h is constant in t", {"heads": system.H})
 
 

@@ -13,12 +13,20 @@ import sympy
 
 from ..errors import InvalidInput
 from ..system import AttentionSystem
-from ..verdict import Verdict, fails, holds
+from ..verdict import Verdict, fails, holds, unknown
 from .base import Predicate
+from .value_map import _nonzero_at
 
 
-def _nonzero(value: sympy.Expr) -> bool:
-    return value != 0 if value.is_Rational else sympy.simplify(value) != 0
+def _nonzero(value: sympy.Expr) -> bool | None:
+    """True when proved nonzero (exactly, or by an enclosure excluding 0), False when it simplifies
+    to 0, None when neither can be shown."""
+    if value.is_Rational:
+        return value != 0
+    value = sympy.simplify(value)
+    if value == 0:
+        return False
+    return True if _nonzero_at(value) is not None else None
 
 
 class MaskIs(Predicate):
@@ -80,13 +88,19 @@ class EqualLNScales(Predicate):
         floats = [float(g) for g in scales]
         mean_abs = sum(abs(v) for v in floats) / len(floats)
         rel = (max(floats) - min(floats)) / mean_abs if mean_abs > 0 else 0.0
-        differing = [i for i, g in enumerate(scales) if _nonzero(g - scales[0])]
+        decided = [_nonzero(g - scales[0]) for g in scales]
+        differing = [i for i, nz in enumerate(decided) if nz]
         witness = {"relative_spread": rel, "D": len(scales)}
+        if not differing and any(nz is None for nz in decided):
+            return unknown(self.id, "could not decide whether some scales differ from g[0]",
+                           {**witness, "entries": [i for i, nz in enumerate(decided) if nz is None]})
         if differing:
             i = differing[0]
             return fails(self.id, f"scales differ: g[0] = {scales[0]} but g[{i}] = {scales[i]} "
                          f"(relative spread {rel:.3g})",
                          {**witness, "entries": [0, i], "spread": str(sympy.simplify(scales[i] - scales[0]))})
+        if _nonzero(scales[0]) is None:
+            return unknown(self.id, "could not decide whether the common scale is nonzero", {**witness, "scale": str(scales[0])})
         if not _nonzero(scales[0]):
             return fails(self.id, "all scales are zero (c = 0): LN collapses to its shift",
                          {**witness, "scale": "0"})
