@@ -21,7 +21,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from verify.cli.main import main  # noqa: E402
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
-LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-mixed", "llm-ffn-random-hurts", "trained-faster-minilm")
+LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts", "trained-faster-minilm")
 
 
 @pytest.fixture(scope="module")
@@ -183,8 +183,9 @@ def test_provenance_is_recorded(run):
 @pytest.mark.skipif(not HAS_TORCH, reason="torch/transformers absent: the LLM rows are 'not testable here' by design")
 def test_llm_rows_are_measured_with_their_provenance(run):
     rows = {r["id"]: r for r in run["report"]["claims"]}
-    for rid in LLM_ROWS:
-        assert rows[rid]["status"] != "not testable here", (rid, rows[rid]["reason"])
+    for rid in LLM_ROWS:  # measured at every scale; the large-shape claims are only decided at --quick / --full
+        assert rows[rid]["measurements"], (rid, rows[rid]["reason"])
+    assert rows["trained-faster-minilm"]["status"] != "not testable here", rows["trained-faster-minilm"]["reason"]
     smol = rows["trained-faster-smollm2"]
     assert smol["status"] == "not testable here" and "skipped at smoke scale" in smol["reason"]
     llm = run["report"]["provenance"]["llm_provenance"]

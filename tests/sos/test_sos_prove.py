@@ -125,3 +125,19 @@ def test_result_json_has_top_level_verdict():
     assert set(data["stats"]) >= {"float_solve_s", "margin_solve_s", "rounding_s", "gram_blocks"}
     assert data["provenance"]["options"]["solver"] == "CLARABEL" and data["provenance"]["options"]["degree"] == 2
     assert data["provenance"]["packages"]["cvxpy"]
+
+
+def test_oversized_problems_are_refused_with_exit_2(capsys):
+    from verify.cli.main import main
+
+    assert main(["sos", "x^4000 + 1"]) == 2
+    assert "Gram blocks" in capsys.readouterr().err
+    assert main(["lyapunov", "--field", "-x, -y", "--vars", "x,y", "--degree", "400"]) == 2
+    assert "Gram blocks" in capsys.readouterr().err
+
+
+def test_a_field_starting_with_a_minus_sign(capsys):
+    from verify.cli.main import main
+
+    assert main(["lyapunov", "--field", "-x", "--vars", "x"]) == 0
+    assert "HOLDS" in capsys.readouterr().out

@@ -51,9 +51,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+VALUE_OPTIONS = ("--field", "--on")
+"""Options whose value is an expression that may start with a minus sign (``--field "-x"``)."""
+
+
+def _attach_negative_values(argv: list[str]) -> list[str]:
+    """argparse reads ``-x`` after ``--field`` as an option; join such values as ``--field=-x``."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_negative_values(list(sys.argv[1:] if argv is None else argv)))
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)

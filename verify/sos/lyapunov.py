@@ -12,6 +12,8 @@ returned.  ``eps > 0`` and ``decay >= 0`` are exact rationals chosen by the call
 """
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 from typing import Sequence
 
@@ -25,7 +27,7 @@ from .engine import search
 from .lyapunov_certificate import LyapunovCertificate, decrease_target, lie_derivative, positivity_target, squared_norm
 from .parse import parse_polynomial, to_exact_all
 from .program import FreeParam, GramBlock, GramProgram
-from .prove import drop_zero_rows, normalize_solver, resolve_symbols
+from .prove import MAX_GRAM, drop_zero_rows, normalize_solver, resolve_symbols
 from .result import LyapunovResult
 from .rounding import DEFAULT_DENOMINATORS
 from .stats import SearchStats
@@ -80,6 +82,12 @@ def find_lyapunov(field, variables, degree: int = 2, eps: Fraction | int | str =
     f_exact = to_exact_all(items, symbols, "field")
     if isinstance(degree, bool) or not isinstance(degree, int) or degree < 2 or degree % 2:
         raise InvalidInput("degree", "an even integer >= 2", degree)
+    field_degree = max((P.degree(f) for f in f_exact), default=1)
+    largest = math.comb(n + (degree + max(field_degree, 1) - 1) // 2 + 1, n)  # Gram block of -dV/dt
+    if largest > MAX_GRAM:
+        raise InvalidInput("--degree", f"a search whose Gram blocks have at most {MAX_GRAM} monomials",
+                           f"degree {degree} with {n} variable(s): up to {largest} monomials per block",
+                           "Lower the degree of V")
     eps_q = _rational(eps, "eps", positive=True)
     decay_q = _rational(decay, "decay", positive=False)
     solver = normalize_solver(solver)

@@ -9,6 +9,8 @@ only with an exact rational witness; otherwise ``unknown`` with the step that fa
 """
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import itertools
 import time
@@ -116,6 +118,11 @@ def default_degree(p: P.Poly, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly]) ->
     return d + (d % 2)
 
 
+MAX_GRAM = 400
+"""Largest Gram block this engine builds: beyond it the SDP and the exact rational checks exceed
+what a workstation handles (memory grows with the square of the block)."""
+
+
 def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] = (), eqs: Sequence[P.Poly] = (),
                 degree: int | None = None, products: bool | int = False, solver: str = "CLARABEL",
                 refute: bool = True, denominators: Sequence[int] = DEFAULT_DENOMINATORS,
@@ -131,6 +138,11 @@ def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] =
         raise InvalidInput("products", "True, False or the largest number of factors (>= 2)", products)
     if not denominators or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in denominators):
         raise InvalidInput("denominators", "a non-empty list of positive integers", denominators)
+    largest = math.comb(n + degree // 2, n)  # monomials of degree <= degree/2: the largest possible Gram block
+    if largest > MAX_GRAM:
+        raise InvalidInput("POLY / --degree", f"a problem whose Gram blocks have at most {MAX_GRAM} monomials",
+                           f"degree {degree} in {n} variable(s): up to {largest} monomials per block",
+                           "Lower the degree or the number of variables")
     options = {"degree": degree, "products": products, "solver": solver, "refute": refute,
                "denominators": [int(d) for d in denominators]}
     draft = Certificate(variables, freeze(p), tuple(freeze(g) for g in ineqs), tuple(freeze(h) for h in eqs),

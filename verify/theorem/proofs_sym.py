@@ -65,7 +65,12 @@ def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
 
 def plan_grad_energy(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
     return [
-        symbolic_step("energy_derivative", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2 >= 0", symbolic.energy_derivative),
+        symbolic_step("energy_derivative", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2 >= 0, checked exactly for N = 2 "
+                      "tokens on S^1 with a generic symmetric P (an instance, not the general case)",
+                      symbolic.energy_derivative),
+        cited_step("energy_identity_general", "the same identity for every N and d: swap i and j in dE/dt (P symmetric) "
+                   "and use <Proj F, F> = |Proj F|^2", "dimension-free argument in verify/theorem/symbolic.py "
+                   "(energy_derivative); a standard computation for U = P = P^T (cf. Geshkovski et al., gradient-flow view)"),
         cited_step("lasalle", "E is bounded on the compact state space and nondecreasing: trajectories approach the set "
                    "where dE/dt = 0, the equilibria", "LaSalle's invariance principle (H. K. Khalil, Nonlinear Systems, Thm 4.4)"),
     ]
