@@ -125,6 +125,9 @@ def hemisphere_states(model, prompts: np.ndarray) -> list[np.ndarray]:
     from ._deps import require_torch
 
     torch = require_torch()
+    limit = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)
+    if limit is not None and np.shape(prompts)[-1] > int(limit):
+        raise InvalidInput("tokens", f"at most {int(limit)} tokens per prompt (the model's learned positions)", np.shape(prompts)[-1])
     out = []
     device = next(model.parameters()).device
     with torch.no_grad():

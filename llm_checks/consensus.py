@@ -52,6 +52,8 @@ class ConsensusOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise InvalidInput(name, "a positive integer", value)
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise InvalidInput("seed", "a non-negative integer", self.seed)
         if self.weights_mode not in WEIGHTS_MODES:
             raise InvalidInput("weights_mode", f"one of {WEIGHTS_MODES}", self.weights_mode)
 

@@ -82,9 +82,11 @@ def random_model(config, seed: int, dtype: str = "float32"):
     """A model built from ``config`` with the architecture's own initialization, seeded."""
     torch = require_torch()
     transformers = require_transformers()
-    torch.manual_seed(seed)
-    with _quiet_transformers():
-        model = transformers.AutoModel.from_config(config, attn_implementation="eager")
+    # fork_rng scopes the seed: the caller's global torch RNG stream is left untouched
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        with _quiet_transformers():
+            model = transformers.AutoModel.from_config(config, attn_implementation="eager")
     return _finish(model, dtype)
 
 

@@ -101,7 +101,7 @@ def depth_case(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
     started = time.perf_counter()
     loaded = load_model(name, random_init=True, seed=0, device=params.get("device", "cpu"))
     load_s = time.perf_counter() - started
-    out: dict[str, Any] = {"measurements": {}, "figures": [], "details": {"load_s": round(load_s, 2)}}
+    out: dict[str, Any] = {"measurements": {}, "figures": [], "details": {"load_s": round(load_s, 2), "model": name}}
     curves = {}
     n_blocks = 1
     for k, ffn in enumerate((False, True)):
@@ -112,8 +112,9 @@ def depth_case(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
         E = result.E["E_first"]
         n_blocks = result.n_blocks
         label = "feedforward kept" if ffn else "feedforward removed"
-        out["measurements"][f"E_first_block1_{tag}"] = _band(E[:, 0], f"E_first after block 1 ({label}), across prompts")
-        out["measurements"][f"E_first_last_{tag}"] = _band(E[:, -1], f"E_first after the last of {E.shape[1]} layers ({label}), across prompts")
+        out["measurements"][f"E_first_block1_{tag}"] = _band(E[:, 0], f"{name}, random weights: E_first after block 1 ({label}), across prompts")
+        out["measurements"][f"E_first_last_{tag}"] = _band(E[:, -1], f"{name}, random weights: E_first after the last of {E.shape[1]} "
+                                                                      f"layers ({label}), across prompts")
         out["details"][tag] = {"seconds": round(result.seconds, 2), "summary": result.summary(), "layers": int(E.shape[1])}
         out["provenance"] = dict(result.provenance, options=result.to_json()["options"])
         curves[label] = E
@@ -179,7 +180,7 @@ def trained_vs_random_case(params: dict[str, Any], progress: Progress) -> dict[s
     from .prompts import random_prompts
 
     name = params["model"]
-    out: dict[str, Any] = {"measurements": {}, "figures": [], "details": {}, "provenance": {}}
+    out: dict[str, Any] = {"measurements": {}, "figures": [], "details": {"model": name}, "provenance": {}}
     curves = {}
     n_layers = 1
     for k, mode in enumerate(("trained", "random")):
@@ -191,8 +192,9 @@ def trained_vs_random_case(params: dict[str, Any], progress: Progress) -> dict[s
         started = time.perf_counter()
         E, n_layers = _refeed_generic(loaded.model, loaded.family, ids, params["passes"])
         out["details"][mode] = {"load_s": round(load_s, 2), "measure_s": round(time.perf_counter() - started, 2), "layers": int(E.shape[1])}
-        out["measurements"][f"E_first_block1_{mode}"] = _band(E[:, 0], f"E_first after layer 1 ({mode} weights), across prompts")
-        out["measurements"][f"E_first_last_{mode}"] = _band(E[:, -1], f"E_first after the last of {E.shape[1]} layers ({mode} weights), across prompts")
+        out["measurements"][f"E_first_block1_{mode}"] = _band(E[:, 0], f"{name}: E_first after layer 1 ({mode} weights), across prompts")
+        out["measurements"][f"E_first_last_{mode}"] = _band(E[:, -1], f"{name}: E_first after the last of {E.shape[1]} layers "
+                                                                       f"({mode} weights), across prompts")
         prov = loaded.provenance()
         prov["device"] = str(next(loaded.model.parameters()).device)
         out["provenance"][mode] = prov

@@ -64,13 +64,13 @@ def fresh_block_params(block, family: str, config, generator, include_mlp: bool 
     """New parameters for one block following the architecture's init (HF ``_init_weights``):
     weights ``N(0, initializer_range^2)`` (GPT-2 residual projections ``c_proj`` scaled by
     ``1/sqrt(2 n_layer)``), biases 0, LayerNorm scale 1 and shift 0.  The draw order is the
-    block's parameter order, so a seed fixes the weights."""
+    block's parameter order and every parameter is drawn whatever ``include_mlp`` says (the
+    MLP / ``ln_2`` ones are dropped afterwards), so a seed fixes the attention weights for both
+    feedforward variants."""
     torch = require_torch()
     std = float(config.initializer_range)
     out = {}
     for name, param in block.named_parameters():
-        if not include_mlp and (name.startswith("mlp.") or name.startswith("ln_2.")):
-            continue  # feedforward removed: never evaluated, no need to draw it
         leaf = name.rsplit(".", 1)[-1]
         if ".ln_" in f".{name}" or name.startswith("ln_"):
             value = torch.ones_like(param) if leaf == "weight" else torch.zeros_like(param)
@@ -80,6 +80,8 @@ def fresh_block_params(block, family: str, config, generator, include_mlp: bool 
             scale = std / math.sqrt(2 * config.n_layer) if family == "gpt2" and name.endswith("c_proj.weight") else std
             value = torch.empty_like(param).normal_(0.0, scale, generator=generator)
         out[name] = value
+    if not include_mlp:  # drawn above so the generator stream matches include_mlp=True; never evaluated
+        out = {k: v for k, v in out.items() if not (k.startswith("mlp.") or k.startswith("ln_2."))}
     return out
 
 

@@ -50,9 +50,9 @@ def llm_cases(device: str = "cpu"):
         return dict(llm_scale.to_json(), device=device)
 
     return [
-        Case("llm-gpt2", "GPT-2 XL shape, random init, feedforward removed / kept",
+        Case("llm-gpt2", "GPT-2 XL shape (gpt2-tiny at --smoke), random init, feedforward removed / kept",
              lambda scale, progress: rc.depth_case(sizes(scale.gpt2), progress)),
-        Case("llm-neo", "GPT-Neo 2.7B shape, random init, feedforward removed / kept",
+        Case("llm-neo", "GPT-Neo 2.7B shape (gpt-neo-tiny at --smoke), random init, feedforward removed / kept",
              lambda scale, progress: rc.depth_case(sizes(scale.neo), progress)),
         Case("llm-minilm", "all-MiniLM-L6-v2: trained vs random weights",
              lambda scale, progress: rc.trained_vs_random_case(sizes(scale.minilm), progress)),
