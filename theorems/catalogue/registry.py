@@ -34,7 +34,7 @@ _THEOREMS = (
     Theorem(
         id="3.2", kind="theorem", title="Consensus under full attention",
         setting="full attention, any number of heads",
-        hypotheses=(MaskIs("full"), UIdentity(), PBounded(), PUniformlyContinuous(), OpenHemisphere()),
+        hypotheses=(MaskIs("full"), UIdentity(), PBounded(), PUniformlyContinuous(), OpenHemisphere(), EqualLNScales()),
         conclusion=("consensus: there is x* with x_i(t) -> x* for every i; open hemispheres are forward invariant, "
                     "so the conclusion also holds once the tokens enter an open hemisphere"),
         citation=CITATION + ", Theorem 3.2",
@@ -45,7 +45,7 @@ _THEOREMS = (
     Theorem(
         id="4.2", kind="theorem", title="Consensus under causal attention",
         setting="causal attention, any number of heads",
-        hypotheses=(MaskIs("causal"), UIdentity(), PBounded()),
+        hypotheses=(MaskIs("causal"), UIdentity(), PBounded(), EqualLNScales()),
         conclusion=("x_1 never moves; the consensus set is asymptotically stable with a domain of attraction of "
                     "almost every initial condition; every token tends to x_1(0)"),
         citation=CITATION + ", Theorem 4.2",
@@ -56,7 +56,8 @@ _THEOREMS = (
     Theorem(
         id="4.4-sym", kind="theorem", title="Causal attention, one head, symmetric value map",
         setting="causal attention, one head",
-        hypotheses=(MaskIs("causal"), OneHead(), USymmetric(), UTimeInvariant(), USimpleTopEigenvalue(), PBounded()),
+        hypotheses=(MaskIs("causal"), OneHead(), USymmetric(), UTimeInvariant(), USimpleTopEigenvalue(), PBounded(),
+                    EqualLNScales()),
         conclusion=("x_1 converges to sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0 (the part this project certifies). "
                     "The paper's further conclusion, as SPEC reads it (every later token converges to v or -v), is NOT "
                     "claimed: examples/counterexample_4_4_sym.json is a stable equilibrium off span(v) with every "
@@ -71,7 +72,7 @@ _THEOREMS = (
     Theorem(
         id="iss-causal", kind="lemma", title="Input-to-state stability of each causal token",
         setting="causal attention, U^h = I",
-        hypotheses=(MaskIs("causal"), UIdentity(), PBounded()),
+        hypotheses=(MaskIs("causal"), UIdentity(), PBounded(), EqualLNScales()),
         conclusion=("with V_i = 1 - <x_1, x_i>: dV_i/dt <= -c_i V_i (2 - V_i) + k sum_{j<i} (r_j + r_j^2/2), "
                     "c_i = H (i-1) exp(-2 beta p)/i, k = H exp(2 beta p), r_j = |x_j - x_1|"),
         citation=CITATION + " (ISS lemma behind Theorem 4.2)",
