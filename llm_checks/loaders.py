@@ -105,7 +105,7 @@ def _read_config(directory: Path):
     transformers = require_transformers()
     config_file = directory / "config.json"
     if not config_file.is_file():
-        raise InvalidInput("weights", f"a Hugging Face directory with config.json", str(directory),
+        raise InvalidInput("weights", "a Hugging Face directory with config.json", str(directory),
                            hint="save the model with save_pretrained() or point to a .gguf file")
     try:
         json.loads(config_file.read_text())

@@ -14,7 +14,6 @@ import re
 import sympy
 from sympy.parsing.sympy_parser import (
     convert_xor,
-    implicit_multiplication_application,
     parse_expr,
     standard_transformations,
 )

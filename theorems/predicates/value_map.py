@@ -16,7 +16,7 @@ import numpy as np
 import sympy
 
 from ..expressions import t
-from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
+from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
 from ._eigen import top_eigen

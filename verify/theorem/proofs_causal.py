@@ -13,7 +13,7 @@ from verify.certificates import certify_token2_decrease, certify_token_iss
 
 from . import symbolic
 from .report import ProofStep
-from .steps import bound_p, certificate_step, cited_step, missing_bound_step, symbolic_step, weights_step
+from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
 
 ISS_KAPPA = Fraction(1, 2)
 CASCADE_SOURCE = ("E. D. Sontag, Smooth stabilization implies coprime factorization, IEEE TAC 34 (1989); "
@@ -34,10 +34,7 @@ def _iss_steps(system: AttentionSystem, lo: Fraction, hi: Fraction) -> list[Proo
 
 
 def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-    p = bound_p(hypotheses)
-    if p is None:
-        return [missing_bound_step()]
-    weights, lo, hi = weights_step(system, p)
+    weights, lo, hi = weights_prelude(system, hypotheses)
     if lo is None:
         return [weights]
     H = system.H
@@ -63,10 +60,7 @@ def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
 
 
 def plan_iss(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-    p = bound_p(hypotheses)
-    if p is None:
-        return [missing_bound_step()]
-    weights, lo, hi = weights_step(system, p)
+    weights, lo, hi = weights_prelude(system, hypotheses)
     if lo is None:
         return [weights]
     return [weights] + _iss_steps(system, lo, hi)

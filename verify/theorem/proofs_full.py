@@ -13,17 +13,14 @@ from verify.certificates import certify_hemisphere_invariance
 
 from . import symbolic
 from .report import ProofStep
-from .steps import bound_p, certificate_step, cited_step, missing_bound_step, symbolic_step, weights_step
+from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
 
 CONSENSUS_SOURCE = ("L. Moreau, Stability of continuous-time distributed consensus algorithms, IEEE CDC 2004 "
                     "(time-varying consensus with weights bounded below and uniformly continuous); as used in the paper's proof of Theorem 3.2")
 
 
 def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-    p = bound_p(hypotheses)
-    if p is None:
-        return [missing_bound_step()]
-    weights, lo, _ = weights_step(system, p)
+    weights, lo, _ = weights_prelude(system, hypotheses)
     if lo is None:
         return [weights]
     return [
@@ -44,10 +41,7 @@ def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
 
 
 def plan_weights(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-    p = bound_p(hypotheses)
-    if p is None:
-        return [missing_bound_step()]
-    weights, lo, _ = weights_step(system, p)
+    weights, lo, _ = weights_prelude(system, hypotheses)
     if lo is None:
         return [weights]
     return [weights]

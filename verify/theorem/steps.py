@@ -71,6 +71,15 @@ def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fract
     return step, lo, hi
 
 
+def weights_prelude(system: AttentionSystem, hypotheses: HypothesisReport) -> tuple[ProofStep, Fraction | None, Fraction | None]:
+    """The weights step from the proven bound ``p``; ``lo`` is None when no usable bound exists (the
+    plan then stops with this step, whose verdict says why)."""
+    p = bound_p(hypotheses)
+    if p is None:
+        return missing_bound_step(), None, None
+    return weights_step(system, p)
+
+
 def symbolic_step(step_id: str, statement: str, fn: Callable) -> ProofStep:
     verdict = fn()
     return ProofStep(step_id, "symbolic", statement, verdict)
