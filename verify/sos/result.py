@@ -20,6 +20,13 @@ def provenance(options: Mapping[str, Any]) -> dict[str, Any]:
             "packages": versions, "arithmetic": "exact rationals (fractions.Fraction / python-flint fmpq)"}
 
 
+def _result_json(verdict: Verdict, stats: dict, options: Mapping[str, Any], certificate, **extra: Any) -> dict[str, Any]:
+    """The JSON of a search result: verdict first, then the evidence and the certificate."""
+    head = {"verdict": verdict.status.value, "reason": verdict.reason, **extra}
+    return head | {"result": verdict.to_json(), "stats": stats, "provenance": provenance(options),
+                   "certificate": certificate.to_json() if certificate else None}
+
+
 @final
 @dataclass(frozen=True)
 class SOSResult:
@@ -42,15 +49,8 @@ class SOSResult:
         return self.verdict.status
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict.status.value,
-            "reason": self.verdict.reason,
-            "claim": self.verdict.witness.get("claim", ""),
-            "result": self.verdict.to_json(),
-            "stats": self.stats.to_json() | {"refute_s": self.refute_s},
-            "provenance": provenance(self.options),
-            "certificate": self.certificate.to_json() if self.certificate else None,
-        }
+        return _result_json(self.verdict, self.stats.to_json() | {"refute_s": self.refute_s}, self.options,
+                            self.certificate, claim=self.verdict.witness.get("claim", ""))
 
 
 @final
@@ -68,11 +68,4 @@ class LyapunovResult:
         return self.verdict.status
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict.status.value,
-            "reason": self.verdict.reason,
-            "result": self.verdict.to_json(),
-            "stats": self.stats.to_json(),
-            "provenance": provenance(self.options),
-            "certificate": self.certificate.to_json() if self.certificate else None,
-        }
+        return _result_json(self.verdict, self.stats.to_json(), self.options, self.certificate)
