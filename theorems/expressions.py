@@ -1,85 +1,126 @@
-"""Parsing of numbers and expressions in the time variable ``t`` from user input.
+"""Numbers and expressions in the time variable ``t`` from user input (docs/format.md).
 
-Accepted: JSON numbers (ints are exact, floats are kept as floats), exact strings such as
-``"3/7"`` or ``"sqrt(2)/2"``, and expressions in ``t`` built from a fixed whitelist of
-functions.  Anything else is rejected with an :class:`~theorems.errors.InvalidInput` naming the
-field.  Parsing never evaluates arbitrary Python (``parse_expr`` runs on a restricted namespace
-and the result is checked to contain only ``t`` and whitelisted functions).
+Accepted: JSON numbers (ints are exact; floats are float data, kept as the binary rational they
+hold), strings that are exact numbers (``"3/7"``, ``"0.1"`` is exactly ``1/10``,
+``"sqrt(2)/2"``), and expressions in ``t`` of the function class: ``+ - * / ^``, ``sin``, ``cos``,
+``tan``, ``exp``, ``log``, ``sqrt``, ``tanh``, ``atan``, ``abs``, ``sinh``, ``cosh``, ``pi``,
+``E``.  Strings go through the one safe parser (:mod:`theorems.parsing`): no evaluation while
+parsing, limits on size, nesting, digits and exponents.
+
+Every operation's domain condition, taken from the text as written, is decided on
+``t in [0, oo)`` by the arb engine (:func:`theorems.enclosure.check_condition`):
+
+* proven: nothing to say;
+* violated (a point ``t0``, or an interval holding a zero of a denominator): the entry is
+  rejected with :class:`~theorems.errors.InvalidInput` naming the field and where;
+* open: the entry is kept, and its open conditions travel with it (:func:`parse_entry`), so
+  that every predicate about it answers *unknown*.  A constant (no ``t``) whose condition
+  stays open is rejected: there is no ``t`` to defer to.
 """
 from __future__ import annotations
 
 import math
-import re
 
 import sympy
-from sympy.parsing.sympy_parser import (
-    convert_xor,
-    parse_expr,
-    standard_transformations,
-)
 
+from .enclosure import T, check_condition, constant_interval
 from .errors import InvalidInput
+from .parsing import Grammar, parse
 
-t = sympy.Symbol("t", real=True, nonnegative=True)
+t = T
 """The depth-time variable of the continuous model (SPEC §1)."""
 
-_FUNCTIONS = {
-    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "exp": sympy.exp, "log": sympy.log,
-    "sqrt": sympy.sqrt, "tanh": sympy.tanh, "atan": sympy.atan, "Abs": sympy.Abs, "abs": sympy.Abs,
-    "sinh": sympy.sinh, "cosh": sympy.cosh, "pi": sympy.pi, "E": sympy.E, "Rational": sympy.Rational,
-}
-_ALLOWED_HEADS = (sympy.sin, sympy.cos, sympy.tan, sympy.exp, sympy.log, sympy.tanh, sympy.atan,
-                  sympy.Abs, sympy.sinh, sympy.cosh)
-_GLOBALS = {"__builtins__": {}, "Integer": sympy.Integer, "Rational": sympy.Rational,
-            "Float": sympy.Float, "Symbol": sympy.Symbol, "Function": sympy.Function}
-_TRANSFORMS = standard_transformations + (convert_xor,)
-_SAFE_TEXT = re.compile(r"^[0-9A-Za-z_+\-*/^(). ,eE]*$")
+MAX_MAGNITUDE_EXP10 = 300
+"""Constants must satisfy ``|c| <= 10^300`` (the float simulation must be able to hold them)."""
+
+_GRAMMAR = Grammar(variables={"t": t})
+_CONSTANT_GRAMMAR = Grammar(variables={})
 
 
-def parse_scalar(value: object, field: str) -> sympy.Expr:
-    """Parse one matrix entry or scalar. Returns a SymPy expression (possibly containing ``t``).
+def parse_entry(value: object, field: str, *, allow_t: bool = True) -> tuple[sympy.Expr, tuple[str, ...]]:
+    """Parse one matrix entry or scalar: ``(expression, open domain conditions)``.
 
-    Floats become ``sympy.Float`` (marking inexact data); ints and strings without a decimal
-    point are exact.
+    Floats become ``sympy.Float`` (inexact data); ints and strings are exact.
     """
     if isinstance(value, bool) or value is None:
         raise InvalidInput(field, "a number or an expression string", value)
     if isinstance(value, int):
-        return sympy.Integer(value)
+        if abs(value).bit_length() > 1000:
+            raise InvalidInput(field, "an integer of at most about 300 digits", f"an integer of {abs(value).bit_length()} bits")
+        return _magnitude(sympy.Integer(value), field, value), ()
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidInput(field, "a finite number", value)
-        return sympy.Float(value, 17)
+        return sympy.Float(value, 17), ()
     if not isinstance(value, str):
         raise InvalidInput(field, "a number or an expression string", value)
-    text = value.strip()
-    if not text or not _SAFE_TEXT.match(text) or "__" in text:
-        raise InvalidInput(field, "an expression in t such as '3/7' or 'sin(t)'", value,
-                           "Only numbers, t, + - * / ^ ( ) and the functions "
-                           + ", ".join(sorted(k for k in _FUNCTIONS if k[0].islower())) + " are allowed")
-    try:
-        expr = parse_expr(text, local_dict={"t": t, **_FUNCTIONS}, global_dict=_GLOBALS,
-                          transformations=_TRANSFORMS, evaluate=True)
-    except Exception as exc:  # sympy raises many types for bad syntax
-        raise InvalidInput(field, "a parsable expression in t", value, f"Parser said: {exc}") from None
+    parsed = parse(value, _GRAMMAR if allow_t else _CONSTANT_GRAMMAR, field)
+    expr = parsed.expr
     if not isinstance(expr, sympy.Expr):
         raise InvalidInput(field, "a scalar expression", value)
-    extra = expr.free_symbols - {t}
-    if extra:
-        raise InvalidInput(field, "an expression in the single variable t", value,
-                           f"Unknown symbol(s): {', '.join(sorted(map(str, extra)))}")
-    for fn in expr.atoms(sympy.Function):
-        if not isinstance(fn, _ALLOWED_HEADS):
-            raise InvalidInput(field, "whitelisted functions only", value, f"{fn.func} is not allowed")
-    if expr.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
-        raise InvalidInput(field, "a finite expression", value)
-    if not expr.free_symbols:
-        try:
-            if not sympy.Float(expr.evalf(30)).is_finite or expr.is_real is False:
-                raise InvalidInput(field, "a finite real number", value)
-        except (TypeError, ValueError):
-            raise InvalidInput(field, "a finite real number", value) from None
+    open_conditions: list[str] = []
+    for kind, g, what in parsed.conditions:
+        outcome = check_condition(kind, g)
+        if outcome.status == "violated":
+            raise InvalidInput(field, "an expression defined for every t >= 0", value,
+                               f"{what} must be {_WORDS[kind]}, but {outcome.where}")
+        if outcome.status == "open":
+            if not expr.has(t) and not g.has(t):
+                raise InvalidInput(field, "a constant whose definedness can be decided", value,
+                                   f"could not decide whether {what} is {_WORDS[kind]}")
+            open_conditions.append(f"{what} {_WORDS[kind]} for all t >= 0")
+    for constant in _constant_parts(expr):
+        _magnitude(constant, field, value)
+    return expr, tuple(open_conditions)
+
+
+def _constant_parts(expr: sympy.Expr) -> list[sympy.Expr]:
+    """The maximal constant sub-expressions (``exp(1000)`` in ``exp(1000)*sin(t)``)."""
+    if not expr.has(t):
+        return [expr]
+    return [part for arg in expr.args for part in _constant_parts(arg)]
+
+
+def parse_scalar(value: object, field: str) -> sympy.Expr:
+    """Parse a value whose definedness must be settled now (an entry with open domain
+    conditions is rejected here; matrix entries use :func:`parse_entry`)."""
+    expr, open_conditions = parse_entry(value, field)
+    if open_conditions:
+        raise InvalidInput(field, "an expression proven defined for every t >= 0", value,
+                           "Open: " + "; ".join(open_conditions))
     return expr
+
+
+def parse_positive_constant(value: object, field: str) -> sympy.Expr:
+    """A constant proven ``> 0`` by the arb engine (``exp(-1000)`` is positive, not 0)."""
+    expr = parse_scalar(value, field)
+    if expr.free_symbols:
+        raise InvalidInput(field, "a positive constant (no t)", value)
+    outcome = check_condition("positive", expr)
+    if outcome.status != "proven":
+        raise InvalidInput(field, "a positive constant", value,
+                           "it is not positive" if outcome.status == "violated" else "positivity could not be proven")
+    return expr
+
+
+def _magnitude(expr: sympy.Expr, field: str, shown: object) -> sympy.Expr:
+    iv = constant_interval(expr)
+    if iv is None:
+        raise InvalidInput(field, "a finite real constant", shown)
+    top = iv.abs_upper()
+    if top is None or _big(top):
+        raise InvalidInput(field, f"a constant of magnitude at most 1e{MAX_MAGNITUDE_EXP10}", shown,
+                           "Limit: number size (the float simulation could not hold it)")
+    return expr
+
+
+def _big(top) -> bool:
+    from flint import arb
+
+    return bool(top > arb(10) ** MAX_MAGNITUDE_EXP10)
+
+
+_WORDS = {"positive": "> 0", "nonnegative": ">= 0", "nonzero": "!= 0"}
 
 
 def is_exact(expr: sympy.Expr) -> bool:

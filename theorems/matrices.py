@@ -92,6 +92,9 @@ class SymbolicMatrix(MatrixSchedule):
     """A matrix of SymPy expressions in ``t`` (the symbol :data:`theorems.expressions.t`)."""
 
     expr: sympy.ImmutableMatrix
+    open_conditions: tuple[str, ...] = ()
+    """Domain conditions of the entries (as written) that the reader could neither prove nor
+    refute on ``[0, oo)``; while any is open, every predicate about this matrix is unknown."""
     kind: str = field(default="expression", init=False)
 
     @property

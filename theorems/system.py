@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import sympy
 
+from .enclosure import check_condition
 from .errors import InvalidInput
 from .matrices import ConstantMatrix, MatrixSchedule
 
@@ -59,8 +60,8 @@ class AttentionSystem:
             raise InvalidInput("mask", "'full' or 'causal'", self.mask)
         if not self.heads:
             raise InvalidInput("heads", "at least one head", [])
-        if not (self.beta.is_number and float(self.beta) > 0):
-            raise InvalidInput("beta", "a positive number", str(self.beta))
+        if not (self.beta.is_number and check_condition("positive", self.beta).status == "proven"):
+            raise InvalidInput("beta", "a constant proven positive", str(self.beta))
         for h, head in enumerate(self.heads):
             for label, m in (("P", head.P), ("U", head.U)):
                 if m.dim != self.d:

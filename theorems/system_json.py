@@ -2,11 +2,16 @@
 
 Every error names the offending field by its JSON path.  Nothing is normalised or coerced
 silently: tokens that are not unit vectors are rejected unless ``"normalize_tokens": true``.
+
+Sizes are bounded so that every command on an instance finishes in bounded time (measured on 2
+CPU cores, docs/format.md): ``d <= MAX_DIM``, ``N <= MAX_TOKENS``, at most ``MAX_SCALARS``
+numbers in matrices, tokens and layer norm together, at most ``MAX_LAYERS`` layers per stack;
+files of at most 50 MB, JSON nested at most 64 deep, integers of at most 4000 digits
+(:mod:`theorems.safe_json`).
 """
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -15,7 +20,8 @@ import numpy as np
 import sympy
 
 from .errors import InvalidInput
-from .expressions import is_exact, parse_scalar, t
+from .safe_json import read_json
+from .expressions import is_exact, parse_entry, parse_positive_constant, parse_scalar, t
 from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from .system import AttentionSystem, Head, LayerNormSpec
 
@@ -24,7 +30,14 @@ REQUIRED = ("d", "beta", "mask", "heads", "tokens")
 HEAD_KEYS = {"P", "U"}
 STACK_KEYS = {"kind", "layers", "dt", "periodic", "interpolation"}
 EXPR_KEYS = {"kind", "entries"}
-MAX_DIM = 4096
+MAX_DIM = 1024
+"""Largest dimension d: ``verify theorem`` takes ~17 s at d = 1024 and ~70 s at d = 2048 (identity P)."""
+MAX_TOKENS = 20_000
+"""Largest number of tokens N (``verify theorem`` skips its simulation above a cost limit instead)."""
+MAX_HEADS = 64
+MAX_LAYERS = 1024
+MAX_SCALARS = 300_000
+"""Most numbers in all matrices, tokens and the layer norm of one file (dense d = 512: ~16 s)."""
 
 
 def _check_keys(obj: dict, allowed: set[str], field: str) -> None:
@@ -64,10 +77,11 @@ def _entries(value: Any, d: int, field: str) -> MatrixSchedule:
         if not isinstance(row, list) or len(row) != d:
             got = f"{len(row)} entries" if isinstance(row, list) else row
             raise InvalidInput(f"{field}[{i}]", f"a row of {d} entries", got)
-        rows.append([parse_scalar(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)])
-    m = sympy.ImmutableMatrix(rows)
-    if m.free_symbols:
-        return SymbolicMatrix(m)
+        rows.append([parse_entry(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)])
+    m = sympy.ImmutableMatrix([[e for e, _ in row] for row in rows])
+    open_conditions = tuple(f"[{i}][{j}]: {c}" for i, row in enumerate(rows) for j, (_, cs) in enumerate(row) for c in cs)
+    if m.free_symbols or open_conditions:
+        return SymbolicMatrix(m, open_conditions)
     return ConstantMatrix.from_sympy(m)
 
 
@@ -142,6 +156,40 @@ def _layer_norm(value: Any, d: int) -> LayerNormSpec:
     return LayerNormSpec(out["scale"], out["shift"])
 
 
+def _count_scalars(value: Any, field: str, limit: int) -> int:
+    """Leaves (numbers and strings) of a JSON value, counted iteratively; refused above ``limit``."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            count += 1
+            if count > limit:
+                raise InvalidInput(field, f"an instance with at most {limit} numbers in its matrices, tokens and "
+                                   "layer norm", f"more than {limit}", "Use \"identity\" or \"zero\" where they apply")
+    return count
+
+
+def _check_sizes(data: dict) -> None:
+    """Size limits (module docstring), checked before any entry is parsed."""
+    tokens, heads = data.get("tokens"), data.get("heads")
+    if isinstance(tokens, list) and len(tokens) > MAX_TOKENS:
+        raise InvalidInput("tokens", f"at most {MAX_TOKENS} tokens (N)", f"{len(tokens)} tokens")
+    if isinstance(heads, list) and len(heads) > MAX_HEADS:
+        raise InvalidInput("heads", f"at most {MAX_HEADS} heads", f"{len(heads)} heads")
+    for h, head in enumerate(heads if isinstance(heads, list) else []):
+        for key in ("P", "U"):
+            m = head.get(key) if isinstance(head, dict) else None
+            layers = m.get("layers") if isinstance(m, dict) else None
+            if isinstance(layers, list) and len(layers) > MAX_LAYERS:
+                raise InvalidInput(f"heads[{h}].{key}.layers", f"at most {MAX_LAYERS} layers", f"{len(layers)} layers")
+    _count_scalars([data.get("tokens"), data.get("heads"), data.get("layer_norm")], "(instance)", MAX_SCALARS)
+
+
 def system_from_dict(data: Any) -> AttentionSystem:
     """Validate a decoded JSON object and build the :class:`AttentionSystem`."""
     if not isinstance(data, dict):
@@ -153,9 +201,8 @@ def system_from_dict(data: Any) -> AttentionSystem:
     d = data["d"]
     if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= MAX_DIM:
         raise InvalidInput("d", f"an integer between 1 and {MAX_DIM}", d)
-    beta = parse_scalar(data["beta"], "beta")
-    if beta.free_symbols or not float(beta) > 0:
-        raise InvalidInput("beta", "a positive constant", data["beta"])
+    _check_sizes(data)
+    beta = parse_positive_constant(data["beta"], "beta")
     mask = data["mask"]
     if mask not in ("full", "causal"):
         raise InvalidInput("mask", "'full' or 'causal'", mask)
@@ -190,16 +237,7 @@ def system_from_dict(data: Any) -> AttentionSystem:
 
 def load_system(path: str | Path) -> AttentionSystem:
     """Read an instance file. Raises :class:`InvalidInput` for a missing file or bad content."""
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput("--instance", "a readable JSON file", str(path), "Check the path")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidInput(str(path), "UTF-8 JSON text", "binary data") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(str(path), "valid JSON", f"syntax error at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return system_from_dict(data)
+    return system_from_dict(read_json(path, "--instance"))
 
 
 def system_to_dict(system: AttentionSystem) -> dict[str, Any]:

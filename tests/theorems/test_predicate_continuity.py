@@ -6,6 +6,7 @@ import pytest
 import sympy
 
 from theorems import simple_system
+from theorems.errors import InvalidInput
 from theorems.expressions import t
 from theorems.predicates import PUniformlyContinuous
 from theorems.system_json import system_from_dict
@@ -75,9 +76,18 @@ def test_oscillations_with_lipschitz_remainders_fail(entry, difference):
         assert abs(float(f.subs(t, s) - f.subs(t, u))) >= difference - L * gap - 1e-9
 
 
-@pytest.mark.parametrize("entry", ["sin(t^2) + sin(2*t^2)", "tan(t)", "t*sin(t^2)"])
+@pytest.mark.parametrize("entry", ["sin(t^2) + sin(2*t^2)", "t*sin(t^2)"])
 def test_undecidable_by_these_means_is_unknown(entry):
     assert _evaluate([[entry, "0"], ["0", "1"]]).status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize("entry,where", [("tan(t)", "vanishes at some t in"), ("atan(tan(t))", "vanishes at some t in"),
+                                         ("1/(t - 1)", "at t = 1")])
+def test_entries_undefined_somewhere_on_the_half_line_are_rejected(entry, where):
+    """tan(t) has a pole at pi/2: it is not a function on [0, oo), so the instance is refused."""
+    with pytest.raises(InvalidInput) as info:
+        _evaluate([[entry, "0"], ["0", "1"]])
+    assert "heads[0].P[0][0]" in str(info.value) and where in str(info.value)
 
 
 def test_periodic_and_continuous_without_a_derivative_bound_holds():

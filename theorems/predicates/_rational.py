@@ -21,6 +21,7 @@ import flint
 import numpy as np
 import sympy
 
+from ..enclosure import enclose_constant
 from ..matrices import ConstantMatrix
 
 EXACT_DIM_LIMIT = 64
@@ -64,22 +65,10 @@ def to_fraction(value: object) -> Fraction:
 
 
 def enclose(expr: sympy.Expr) -> tuple[Fraction, Fraction]:
-    """Rational interval containing a constant SymPy number.
-
-    Rationals and floats are exact (a point interval).  Other constants (``sqrt(2)/2``, ``pi``)
-    are evaluated by SymPy's ``evalf`` at 40 digits and widened by ``1e-30 (1 + |value|)``; that
-    relies on ``evalf``'s accuracy control (not an interval-arithmetic proof).
-    """
-    expr = sympy.sympify(expr)
-    if isinstance(expr, (sympy.Rational, sympy.Float)):
-        q = to_fraction(expr)
-        return q, q
-    value = expr.evalf(40)
-    if not isinstance(value, sympy.Float):
-        raise ValueError(f"not a real constant: {expr}")
-    mid = to_fraction(value)
-    rad = Fraction(1, 10 ** 30) * (1 + abs(mid))
-    return mid - rad, mid + rad
+    """Rational interval containing a constant SymPy number (rigorous: the arb engine,
+    :func:`theorems.enclosure.enclose_constant`).  Rationals and floats are exact points.
+    ``ValueError`` when ``expr`` is not an enclosable real constant."""
+    return enclose_constant(expr)
 
 
 def rational_matrix(m: ConstantMatrix) -> RMatrix | None:
@@ -234,7 +223,7 @@ def matrix_norm_upper(m: ConstantMatrix) -> NormBound:
     p = rational_upper(float(total))
     while p < total:
         p = rational_upper(float(p) * (1 + 1e-9))
-    return NormBound(p, base.method + " on evalf enclosure midpoints, plus the radius", False)
+    return NormBound(p, base.method + " on arb enclosure midpoints, plus the radius", False)
 
 
 def entry_sym(m: ConstantMatrix, i: int, j: int) -> sympy.Expr:

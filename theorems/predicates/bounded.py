@@ -5,8 +5,8 @@ The bound ``p`` is an exact rational, proved as follows.
 * Constant ``P`` (exact or float data): ``p`` is the float spectral norm rounded up and
   ``p^2 I - P^T P`` is shown positive definite in exact arithmetic (float entries are exact
   rationals), see :func:`theorems.predicates._rational.spectral_upper`.
-* Symbolic ``P(t)``: every entry is enclosed over ``t in [0, oo)`` by interval arithmetic
-  (:mod:`theorems.predicates._interval`), giving a nonnegative rational matrix ``B`` with
+* Symbolic ``P(t)``: every entry is enclosed over ``t in [0, oo)`` by the arb engine
+  (:mod:`theorems.enclosure`; success also proves the entry defined at every ``t >= 0``), giving a nonnegative rational matrix ``B`` with
   ``|P_ij(t)| <= B_ij``; then ``||P(t)||_2 <= || |P(t)| ||_2 <= ||B||_2 <= p`` (the spectral
   norm is monotone on nonnegative matrices).  An entry with ``|P_ij(t)| -> oo`` (SymPy limit)
   makes the predicate **fail**, with times ``t_k`` where ``||P(t_k)||_2 >= |P_ij(t_k)| >= k``.
@@ -26,7 +26,7 @@ from ..expressions import t
 from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
-from ._interval import INF, abs_upper
+from ..enclosure import abs_sup
 from ._rational import enclose, fstr, matrix_norm_upper, spectral_upper
 from .base import Predicate
 
@@ -57,18 +57,22 @@ def schedule_bound(schedule: MatrixSchedule) -> ScheduleBound:
         return ScheduleBound(Status.HOLDS, p, f"max over {len(bounds)} layers of: " + "; ".join(methods),
                              all(b.exact for b in bounds), {"per_layer": [fstr(b.p) for b in bounds]})
     if isinstance(schedule, SymbolicMatrix):
-        return _symbolic_bound(schedule.expr)
+        return _symbolic_bound(schedule)
     raise TypeError(f"unsupported schedule {type(schedule).__name__}")
 
 
-def _symbolic_bound(expr: sympy.MatrixBase) -> ScheduleBound:
+def _symbolic_bound(m: SymbolicMatrix) -> ScheduleBound:
+    expr = m.expr
+    if m.open_conditions:
+        return ScheduleBound(Status.UNKNOWN, None, "domain conditions not proven", True,
+                             {"open_domain_conditions": list(m.open_conditions)})
     d = expr.rows
     bound = [[Fraction(0)] * d for _ in range(d)]
     open_entries: list[tuple[int, int]] = []
     for i in range(d):
         for j in range(d):
-            ub = abs_upper(expr[i, j])
-            if ub is None or ub == INF:
+            ub = abs_sup(expr[i, j])
+            if ub is None:
                 open_entries.append((i, j))
             else:
                 bound[i][j] = ub
@@ -79,7 +83,7 @@ def _symbolic_bound(expr: sympy.MatrixBase) -> ScheduleBound:
             return ScheduleBound(Status.FAILS, None, witness.pop("method"), True, witness)
     if open_entries:
         shown = [f"[{i}][{j}] = {expr[i, j]}" for i, j in open_entries]
-        return ScheduleBound(Status.UNKNOWN, None, "interval arithmetic found no bound", True,
+        return ScheduleBound(Status.UNKNOWN, None, "the arb enclosure found no bound", True,
                              {"unbounded_or_uncovered_entries": shown})
     nb = spectral_upper(bound)
     return ScheduleBound(Status.HOLDS, nb.p, "interval enclosure of every entry over t in [0, oo), then "

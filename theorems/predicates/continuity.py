@@ -3,10 +3,12 @@ consensus argument; SPEC §2 and §6).
 
 Decided entrywise (a matrix function is uniformly continuous iff every entry is):
 
-* **Lipschitz** (sufficient): an interval bound ``|dP_ij/dt| <= L_ij`` over ``t in [0, oo)``;
+* **Lipschitz** (sufficient): ``P_ij`` proven real-analytic on ``[0, oo)`` by a strict arb walk,
+  then an arb bound ``|dP_ij/dt| <= L_ij`` over ``t in [0, oo)``;
   the matrix is then Lipschitz in the spectral norm with constant ``||L||_2`` (proved rational).
-* **Periodic and continuous** (sufficient): SymPy's ``periodicity`` finds a period and
-  ``continuous_domain`` is all of ``[0, oo)``.
+* **Periodic and continuous** (sufficient): ``P_ij`` proven defined (so continuous) at every
+  ``t >= 0`` by the arb engine, SymPy's ``periodicity`` proposes ``T`` and ``P_ij(t + T) - P_ij(t)``
+  simplifies to ``0``.
 * **Fails**: an entry ``c sin(g(t)) + R(t)`` or ``c cos(g(t)) + R(t)`` with ``g`` a polynomial of
   degree ``>= 2`` whose level sets have closed forms (quadratics, ``a t^n + b``) and ``R``
   Lipschitz.  Times ``s_k, t_k`` with ``g(s_k) = 2 pi k + pi/2`` and ``g(t_k) = 2 pi k - pi/2``
@@ -28,13 +30,12 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.calculus.util import continuous_domain
 
 from ..expressions import t
 from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
-from ._interval import INF, abs_upper
+from ..enclosure import abs_sup, defined_on_halfline, smooth_on_halfline
 from ._rational import (EXACT_DIM_LIMIT, enclose, enclose_matrix, entry_sym, fstr, same_matrix, spectral_upper,
                         sqrt_upper, to_fraction)
 from .base import Predicate
@@ -52,12 +53,21 @@ class ContinuityResult:
 
 
 def entry_uniform_continuity(f: sympy.Expr) -> ContinuityResult:
-    """Decide uniform continuity of one scalar function of ``t`` on ``[0, oo)``."""
+    """Decide uniform continuity of one scalar function of ``t`` on ``[0, oo)``.
+
+    The derivative route needs ``f`` proven real-analytic on ``[0, oo)`` first (a strict arb
+    walk): a bounded derivative of a function with a jump (``atan(tan(t))``) proves nothing.
+    The periodic route needs ``f`` proven continuous on ``[0, oo)`` and ``f(t + T) - f(t)``
+    simplifying to ``0``.
+    """
     if not f.has(t):
         return ContinuityResult(Status.HOLDS, "constant", Fraction(0))
-    slope = abs_upper(sympy.diff(f, t))
-    if slope is not None and slope != INF:
-        return ContinuityResult(Status.HOLDS, "bounded derivative (Lipschitz)", slope)
+    if not defined_on_halfline(f):
+        return ContinuityResult(Status.UNKNOWN, "not proven defined and continuous at every t >= 0", None)
+    if smooth_on_halfline(f):
+        slope = abs_sup(sympy.diff(f, t))
+        if slope is not None:
+            return ContinuityResult(Status.HOLDS, "bounded derivative (Lipschitz)", slope)
     period = _period(f)
     if period is not None:
         return ContinuityResult(Status.HOLDS, "periodic and continuous on [0, oo)", None, {"period": str(period)})
@@ -68,11 +78,12 @@ def entry_uniform_continuity(f: sympy.Expr) -> ContinuityResult:
 
 
 def _period(f: sympy.Expr) -> sympy.Expr | None:
+    """A period ``T > 0`` of ``f`` (SymPy's guess, then ``f(t + T) - f(t)`` simplified to 0)."""
     try:
         period = sympy.periodicity(f, t)
-        if period is None or not period.is_positive:
+        if period is None or period.free_symbols or not period.is_positive:
             return None
-        if continuous_domain(f, t, sympy.Interval(0, sympy.oo)) != sympy.Interval(0, sympy.oo):
+        if sympy.simplify(f.subs(t, t + period) - f) != 0:
             return None
     except (NotImplementedError, ValueError, TypeError, AttributeError):
         return None
@@ -98,8 +109,10 @@ def oscillation_witness(f: sympy.Expr) -> dict[str, Any] | None:
         return None
     term, coeff, rest = bad[0]
     remainder = sympy.simplify(f - term)
-    slope = abs_upper(sympy.diff(remainder, t)) if remainder.has(t) else Fraction(0)
-    if slope is None or slope == INF:
+    if remainder.has(t) and not smooth_on_halfline(remainder):
+        return None
+    slope = abs_sup(sympy.diff(remainder, t)) if remainder.has(t) else Fraction(0)
+    if slope is None:
         return None
     fn, g = type(rest), rest.args[0]
     coeffs = sympy.Poly(g, t).all_coeffs()
@@ -143,7 +156,11 @@ def oscillation_witness(f: sympy.Expr) -> dict[str, Any] | None:
                           "nonzero constant; limit(s_k - t_k, k, oo) = 0"}
 
 
-def _symbolic(expr: sympy.MatrixBase) -> ContinuityResult:
+def _symbolic(m: SymbolicMatrix) -> ContinuityResult:
+    if m.open_conditions:
+        return ContinuityResult(Status.UNKNOWN, "domain conditions not proven", None,
+                                {"open_domain_conditions": list(m.open_conditions)})
+    expr = m.expr
     d = expr.rows
     results = {}
     for i in range(d):
@@ -214,7 +231,7 @@ def schedule_uniform_continuity(schedule: MatrixSchedule) -> ContinuityResult:
     if isinstance(schedule, ConstantMatrix):
         return ContinuityResult(Status.HOLDS, "constant", Fraction(0))
     if isinstance(schedule, SymbolicMatrix):
-        return _symbolic(schedule.expr)
+        return _symbolic(schedule)
     if isinstance(schedule, LayerStack):
         return _stack(schedule)
     raise TypeError(f"unsupported schedule {type(schedule).__name__}")

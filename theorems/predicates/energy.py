@@ -32,6 +32,10 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
     """
     per_head = []
     for h, (a, b) in enumerate(pairs):
+        open_conditions = [c for m in (a, b) if isinstance(m, SymbolicMatrix) for c in m.open_conditions]
+        if open_conditions:
+            return unknown(name, f"head {h}: domain conditions of the entries are not proven",
+                           {"head": h, "open_domain_conditions": open_conditions})
         ea, eb = _symbolic(a), _symbolic(b)
         if ea is not None and eb is not None:
             diff = ea - eb
@@ -91,7 +95,7 @@ def _transpose(m: MatrixSchedule) -> MatrixSchedule:
     if isinstance(m, ConstantMatrix):
         return ConstantMatrix(array=m.array.T.copy(), exact=None if m.exact is None else m.exact.T)
     if isinstance(m, SymbolicMatrix):
-        return SymbolicMatrix(m.expr.T)
+        return SymbolicMatrix(m.expr.T, m.open_conditions)
     return _Transposed(m)
 
 

@@ -16,7 +16,8 @@ import numpy as np
 import sympy
 
 from ..expressions import t
-from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule
+from ..enclosure import smooth_on_halfline
+from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
 from ._eigen import top_eigen
@@ -73,6 +74,8 @@ def _zero_check(name: str, schedule: MatrixSchedule, target, measure, measure_na
             return Status.HOLDS, detail
         i, j = (int(v) for v in nonzero[0])
         return Status.FAILS, {**detail, "entry": [i, j], "entry_value": float(D[i, j]), "nonzero_entries": len(nonzero)}
+    if isinstance(schedule, SymbolicMatrix) and schedule.open_conditions:
+        return Status.UNKNOWN, {"open_domain_conditions": list(schedule.open_conditions)}
     expr = schedule.exact if isinstance(schedule, ConstantMatrix) else schedule.expr
     D = target(sympy.Matrix(expr))
     undecided = []
@@ -140,12 +143,16 @@ def constant_value(schedule: MatrixSchedule) -> tuple[Status, Any, dict]:
                 diff = np.abs(layer.array - first.array)
                 return Status.FAILS, None, {"layers": [0, k], "max_entry_difference": float(diff.max())}
         return Status.HOLDS, first, {}
+    if schedule.open_conditions:
+        return Status.UNKNOWN, None, {"open_domain_conditions": list(schedule.open_conditions)}
     expr = sympy.Matrix(schedule.expr)
     undecided = []
     for i in range(expr.rows):
         for j in range(expr.cols):
-            deriv = sympy.simplify(sympy.diff(expr[i, j], t))
-            if deriv == 0:
+            # "dU/dt = 0 so U is constant" needs U differentiable on all of [0, oo): proven by a
+            # strict arb walk first (atan(tan(t)) - t has derivative 0 and jumps).
+            if not expr[i, j].has(t) or (smooth_on_halfline(expr[i, j])
+                                         and sympy.simplify(sympy.diff(expr[i, j], t)) == 0):
                 continue
             for t0 in _PROBE_TIMES[1:]:
                 delta = sympy.simplify(expr[i, j].subs(t, t0) - expr[i, j].subs(t, 0))
@@ -160,7 +167,8 @@ def constant_value(schedule: MatrixSchedule) -> tuple[Status, Any, dict]:
     if undecided:
         return Status.UNKNOWN, None, {"undecided_entries": undecided}
     value = expr.subs(t, 0).applyfunc(sympy.simplify)
-    return Status.HOLDS, ConstantMatrix.from_sympy(value), {"simplified": "dU/dt simplifies to 0"}
+    return Status.HOLDS, ConstantMatrix.from_sympy(value), {
+        "simplified": "U proven real-analytic on [0, oo) (strict arb walk) and dU/dt simplifies to 0"}
 
 
 class UTimeInvariant(Predicate):

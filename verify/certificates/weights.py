@@ -3,9 +3,9 @@
 ``exp(-2 beta p)/n <= a_ij <= exp(2 beta p)/n`` with ``n = |M(i)|``; summed over ``H`` heads the
 total weight on one key lies in ``[H exp(-2 beta p)/n, H exp(2 beta p)/n]``.  ``exp`` is
 irrational and ``beta`` often is too (the paper's ``1/sqrt(d)``), so certificates take rational
-bounds computed with mpmath interval arithmetic in a private context (outward rounding, no global
-precision) and converted exactly from the binary endpoints; the rationals are then shortened
-only in the safe direction.
+bounds computed by the toolkit's one enclosure engine (python-flint ``arb`` balls, outward
+rounded, precision passed explicitly; :mod:`theorems.enclosure`), converted exactly from the
+binary endpoints; the rationals are then shortened only in the safe direction.
 """
 from __future__ import annotations
 
@@ -13,66 +13,23 @@ import math
 from fractions import Fraction
 
 import sympy
-from mpmath.ctx_iv import MPIntervalContext
 
+from theorems.enclosure import constant_interval
 from theorems.errors import InvalidInput
-
-
-def _to_fraction(raw: tuple) -> Fraction:
-    """Exact value of a raw mpmath binary float tuple ``(sign, man, exp, bc)``."""
-    sign, man, exp, _ = raw
-    value = Fraction(int(man) * 2 ** exp) if exp >= 0 else Fraction(int(man), 2 ** -exp)
-    return -value if sign else value
-
-
-def _interval(expr: sympy.Expr, prec: int):
-    """Evaluate a constant expression in a private interval context (no global precision).
-
-    A tree walk, so every rational is entered exactly (``p/q`` as an interval quotient) and no
-    float ever stands in for a constant; anything outside the supported constructors is refused.
-    """
-    iv = MPIntervalContext()
-    iv.prec = prec
-    return _walk(sympy.sympify(expr), iv)
-
-
-def _walk(expr: sympy.Expr, iv):
-    if expr.is_Integer:
-        return iv.mpf(int(expr))
-    if expr.is_Rational:
-        return iv.mpf(int(expr.p)) / iv.mpf(int(expr.q))
-    if expr is sympy.pi:
-        return iv.pi
-    if expr is sympy.E:
-        return iv.e
-    if isinstance(expr, sympy.Add):
-        total = iv.mpf(0)
-        for arg in expr.args:
-            total = total + _walk(arg, iv)
-        return total
-    if isinstance(expr, sympy.Mul):
-        total = iv.mpf(1)
-        for arg in expr.args:
-            total = total * _walk(arg, iv)
-        return total
-    if isinstance(expr, sympy.exp):
-        return iv.exp(_walk(expr.args[0], iv))
-    if isinstance(expr, sympy.log):
-        return iv.log(_walk(expr.args[0], iv))
-    if isinstance(expr, sympy.Pow):
-        base, power = expr.args
-        if power.is_Integer:
-            value = _walk(base, iv) ** abs(int(power))
-            return value if power >= 0 else 1 / value
-        if power.is_Rational:
-            return iv.exp(_walk(power, iv) * iv.log(_walk(base, iv)))
-    raise InvalidInput("beta, p", "an exact constant built from rationals, sqrt, powers, exp, log, pi and E", str(expr))
+from theorems.parsing import Grammar, parse
 
 
 def _exact(value, field: str) -> sympy.Expr:
     if isinstance(value, (float, bool)):
         raise InvalidInput(field, "an exact number (int, Fraction, 'p/q' or a SymPy expression)", value)
-    expr = sympy.sympify(str(value)) if isinstance(value, (Fraction, str)) else sympy.sympify(value)
+    if isinstance(value, Fraction):
+        expr = sympy.Rational(value.numerator, value.denominator)
+    elif isinstance(value, str):
+        expr = parse(value, Grammar(variables={}), field).expr
+    elif isinstance(value, (int, sympy.Basic)):
+        expr = sympy.sympify(value)
+    else:
+        raise InvalidInput(field, "an exact number (int, Fraction, 'p/q' or a SymPy expression)", value)
     if not expr.is_number or expr.is_real is False or expr.has(sympy.Float):
         raise InvalidInput(field, "an exact real constant", value)
     return expr
@@ -81,8 +38,10 @@ def _exact(value, field: str) -> sympy.Expr:
 def exp_bounds(y, digits: int = 12) -> tuple[Fraction, Fraction]:
     """Rationals ``lo <= exp(y) <= hi`` for an exact real constant ``y`` (relative width ~10^-digits)."""
     expr = sympy.exp(_exact(y, "y"))
-    box = _interval(expr, int(digits * 3.33) + 40)
-    lo, hi = _to_fraction(box._mpi_[0]), _to_fraction(box._mpi_[1])
+    box = constant_interval(expr, prec=int(digits * 3.33) + 40)
+    if box is None:
+        raise InvalidInput("beta, p", "an exact real constant of the function class (docs/format.md)", str(expr))
+    lo, hi = box.fractions()
     # shorten to `digits` significant digits, rounding outwards (relative, so tiny values stay tight)
     e = math.floor(math.log10(float(lo))) if lo > 0 and float(lo) > 0 else None
     if e is None:
