@@ -30,8 +30,9 @@ from .parsing import Grammar, parse
 t = T
 """The depth-time variable of the continuous model (SPEC §1)."""
 
-MAX_MAGNITUDE_EXP10 = 300
-"""Constants must satisfy ``|c| <= 10^300`` (the float simulation must be able to hold them)."""
+MAX_MAGNITUDE_EXP10 = 150
+"""Constants and float data must satisfy ``|c| <= 10^150``: the float simulation must hold them,
+and so must the squares in the float norm bounds of large matrices."""
 
 _GRAMMAR = Grammar(variables={"t": t})
 _CONSTANT_GRAMMAR = Grammar(variables={})
@@ -51,6 +52,9 @@ def parse_entry(value: object, field: str, *, allow_t: bool = True) -> tuple[sym
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidInput(field, "a finite number", value)
+        if abs(value) > 10.0 ** MAX_MAGNITUDE_EXP10:
+            raise InvalidInput(field, f"a number of magnitude at most 1e{MAX_MAGNITUDE_EXP10}", value,
+                               "Limit: number size")
         return sympy.Float(value, 17), ()
     if not isinstance(value, str):
         raise InvalidInput(field, "a number or an expression string", value)
@@ -110,7 +114,7 @@ def _magnitude(expr: sympy.Expr, field: str, shown: object) -> sympy.Expr:
     top = iv.abs_upper()
     if top is None or _big(top):
         raise InvalidInput(field, f"a constant of magnitude at most 1e{MAX_MAGNITUDE_EXP10}", shown,
-                           "Limit: number size (the float simulation could not hold it)")
+                           "Limit: number size (float simulation and norm bounds)")
     return expr
 
 

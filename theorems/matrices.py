@@ -103,7 +103,8 @@ class SymbolicMatrix(MatrixSchedule):
 
     @cached_property
     def _fn(self):
-        return sympy.lambdify(t, self.expr, modules="numpy")
+        # constants become floats first (numerics only): numpy cannot take tan(10**20) of an int
+        return sympy.lambdify(t, self.expr.evalf(20), modules="numpy")
 
     def at(self, time: float) -> np.ndarray:
         return np.array(self._fn(float(time)), dtype=float).reshape(self.dim, self.dim)

@@ -131,8 +131,12 @@ def test_oversized_problems_are_refused_with_exit_2(capsys):
     from verify.cli.main import main
 
     assert main(["sos", "x^4000 + 1"]) == 2
+    assert "Limit: exponent size" in capsys.readouterr().err
+    assert main(["sos", "x^800 + 1"]) == 2
     assert "Gram blocks" in capsys.readouterr().err
     assert main(["lyapunov", "--field", "-x, -y", "--vars", "x,y", "--degree", "400"]) == 2
+    assert "--degree" in capsys.readouterr().err
+    assert main(["lyapunov", "--field", "-x, -y", "--vars", "x,y", "--degree", "150"]) == 2
     assert "Gram blocks" in capsys.readouterr().err
 
 

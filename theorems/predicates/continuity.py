@@ -38,6 +38,7 @@ from ..verdict import Status, Verdict, fails, holds, unknown
 from ..enclosure import abs_sup, defined_on_halfline, smooth_on_halfline
 from ._rational import (EXACT_DIM_LIMIT, enclose, enclose_matrix, entry_sym, fstr, same_matrix, spectral_upper,
                         sqrt_upper, to_fraction)
+from ._zero import SIMPLIFY_MAX_OPS, decide_zero
 from .base import Predicate
 
 K = sympy.Symbol("k", integer=True, positive=True)
@@ -79,11 +80,13 @@ def entry_uniform_continuity(f: sympy.Expr) -> ContinuityResult:
 
 def _period(f: sympy.Expr) -> sympy.Expr | None:
     """A period ``T > 0`` of ``f`` (SymPy's guess, then ``f(t + T) - f(t)`` simplified to 0)."""
+    if sympy.count_ops(f) > SIMPLIFY_MAX_OPS:
+        return None  # periodicity and simplify can run for minutes on large expressions
     try:
         period = sympy.periodicity(f, t)
         if period is None or period.free_symbols or not period.is_positive:
             return None
-        if sympy.simplify(f.subs(t, t + period) - f) != 0:
+        if decide_zero(f.subs(t, t + period) - f)[0] is not Status.HOLDS:
             return None
     except (NotImplementedError, ValueError, TypeError, AttributeError):
         return None
@@ -108,6 +111,8 @@ def oscillation_witness(f: sympy.Expr) -> dict[str, Any] | None:
     if len(bad) != 1:
         return None
     term, coeff, rest = bad[0]
+    if sympy.count_ops(f) > SIMPLIFY_MAX_OPS:
+        return None
     remainder = sympy.simplify(f - term)
     if remainder.has(t) and not smooth_on_halfline(remainder):
         return None

@@ -12,7 +12,8 @@ from ..matrices import ConstantMatrix, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
 from .base import Predicate
-from .value_map import _nonzero_at, constant_value
+from ._zero import decide_zero
+from .value_map import constant_value
 
 
 def _symbolic(m: MatrixSchedule) -> sympy.Matrix | None:
@@ -42,13 +43,12 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
             undecided = []
             for i in range(diff.rows):
                 for j in range(diff.cols):
-                    value = sympy.simplify(diff[i, j])
-                    if value == 0:
+                    status, info = decide_zero(diff[i, j])
+                    if status is Status.HOLDS:
                         continue
-                    proof = _nonzero_at(value)
-                    if proof is not None:
+                    if status is Status.FAILS:
                         return fails(name, f"head {h}: {what} is nonzero at entry ({i}, {j})",
-                                     {"head": h, "entry": [i, j], "t": proof[0], "value": proof[1]})
+                                     {"head": h, "entry": [i, j], "t": info["t"], "value": info["value_at_t"]})
                     undecided.append([i, j])
             if undecided:
                 return unknown(name, f"head {h}: could not decide whether {what} vanishes at entries {undecided}",

@@ -54,7 +54,7 @@ def _sign(value: Any) -> int:
     """Sign of an exact number (Fraction exactly; SymPy numbers through an enclosure); 0 if undecided."""
     if isinstance(value, Fraction):
         return (value > 0) - (value < 0)
-    value = sympy.nsimplify(value) if isinstance(value, sympy.Float) else sympy.simplify(value)
+    value = sympy.Rational(value) if isinstance(value, sympy.Float) else sympy.simplify(value)  # exact, never a guess
     if value == 0:
         return 0
     lo, hi = enclose(value)

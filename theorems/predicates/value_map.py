@@ -16,16 +16,15 @@ import numpy as np
 import sympy
 
 from ..expressions import t
-from ..enclosure import smooth_on_halfline
+from ..enclosure import enclose, smooth_on_halfline
+from ..enclosure.halfline import box
 from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
 from ._eigen import top_eigen
-from ._rational import enclose, same_matrix
+from ._rational import same_matrix
+from ._zero import PROBES, decide_zero, nonzero_at
 from .base import Predicate
-
-_PROBE_TIMES = (sympy.Integer(0), sympy.Integer(1), sympy.Rational(1, 2), sympy.Integer(2), sympy.Integer(3),
-                sympy.Rational(7, 3))
 
 
 def identity_deviation(U: np.ndarray) -> float:
@@ -43,16 +42,8 @@ def antisymmetric_share(U: np.ndarray) -> float:
 
 
 def _nonzero_at(expr: sympy.Expr) -> tuple[str, str] | None:
-    """A time ``t0`` with ``expr(t0) != 0`` proved by an enclosure excluding 0, or None."""
-    for t0 in _PROBE_TIMES:
-        value = sympy.simplify(expr.subs(t, t0))
-        try:
-            lo, hi = enclose(value)
-        except (ValueError, TypeError):
-            continue
-        if lo > 0 or hi < 0:
-            return str(t0), str(value)
-    return None
+    """A time ``t0`` with ``expr(t0) != 0`` proved by an arb enclosure excluding 0, or None."""
+    return nonzero_at(expr)
 
 
 def _zero_check(name: str, schedule: MatrixSchedule, target, measure, measure_name: str) -> tuple[Status, dict]:
@@ -81,15 +72,14 @@ def _zero_check(name: str, schedule: MatrixSchedule, target, measure, measure_na
     undecided = []
     for i in range(D.rows):
         for j in range(D.cols):
-            value = sympy.simplify(D[i, j])
-            if value == 0:
+            status, info = decide_zero(D[i, j])
+            if status is Status.HOLDS:
                 continue
-            hit = _nonzero_at(value)
-            if hit is None:
-                undecided.append(f"[{i}][{j}] = {value}")
+            if status is Status.UNKNOWN:
+                undecided.append(f"[{i}][{j}] = {D[i, j]}")
                 continue
-            return Status.FAILS, {"entry": [i, j], "entry_value": str(value), "t": hit[0], "value_at_t": hit[1],
-                                  measure_name: measure(schedule.at(float(hit[0])))}
+            return Status.FAILS, {"entry": [i, j], "entry_value": str(D[i, j]), **info,
+                                  measure_name: measure(schedule.at(float(Fraction(info["t"]))))}
     if undecided:
         return Status.UNKNOWN, {"undecided_entries": undecided}
     return Status.HOLDS, {measure_name: 0.0}
@@ -151,24 +141,36 @@ def constant_value(schedule: MatrixSchedule) -> tuple[Status, Any, dict]:
         for j in range(expr.cols):
             # "dU/dt = 0 so U is constant" needs U differentiable on all of [0, oo): proven by a
             # strict arb walk first (atan(tan(t)) - t has derivative 0 and jumps).
-            if not expr[i, j].has(t) or (smooth_on_halfline(expr[i, j])
-                                         and sympy.simplify(sympy.diff(expr[i, j], t)) == 0):
+            if not expr[i, j].has(t):
                 continue
-            for t0 in _PROBE_TIMES[1:]:
-                delta = sympy.simplify(expr[i, j].subs(t, t0) - expr[i, j].subs(t, 0))
-                try:
-                    lo, hi = enclose(delta)
-                except (ValueError, TypeError):
-                    continue
-                if lo > 0 or hi < 0:
-                    return Status.FAILS, None, {"entry": [i, j], "times": ["0", str(t0)],
-                                                "difference": str(delta), "expression": str(expr[i, j])}
+            moved = _moves(expr[i, j])
+            if moved is not None:
+                return Status.FAILS, None, {"entry": [i, j], "times": ["0", moved[0]],
+                                            "values": moved[1], "expression": str(expr[i, j])}
+            if smooth_on_halfline(expr[i, j]) and decide_zero(sympy.diff(expr[i, j], t))[0] is Status.HOLDS:
+                continue
             undecided.append(f"[{i}][{j}] = {expr[i, j]}")
     if undecided:
         return Status.UNKNOWN, None, {"undecided_entries": undecided}
     value = expr.subs(t, 0).applyfunc(sympy.simplify)
     return Status.HOLDS, ConstantMatrix.from_sympy(value), {
         "simplified": "U proven real-analytic on [0, oo) (strict arb walk) and dU/dt simplifies to 0"}
+
+
+def _moves(entry: sympy.Expr) -> tuple[str, list[str]] | None:
+    """A probe time ``t0`` where ``entry(t0)`` and ``entry(0)`` have disjoint arb enclosures."""
+    at0 = enclose(entry, box(Fraction(0), Fraction(0)))
+    if at0 is None:
+        return None
+    for t0 in PROBES[1:]:
+        other = enclose(entry, box(t0, t0))
+        if other is None:
+            continue
+        if (other.lo is not None and at0.hi is not None and bool(other.lo > at0.hi)) or \
+                (other.hi is not None and at0.lo is not None and bool(other.hi < at0.lo)):
+            shown = [f"[{float(a):.6g}, {float(b):.6g}]" for a, b in (at0.fractions(), other.fractions())]
+            return (f"{t0.numerator}/{t0.denominator}" if t0.denominator != 1 else str(t0.numerator)), shown
+    return None
 
 
 class UTimeInvariant(Predicate):
