@@ -1,0 +1,44 @@
+"""Proof plans for the false claims ``4.4-sym-later`` and ``4.4-same-sign``: a counterexample search.
+
+No step can prove these claims (SPEC §2: both are false).  The plan has one ``certificate`` step
+that searches a certified asymptotically stable equilibrium violating the conclusion
+(:func:`verify.equilibrium.search.find_counterexample`: float hints, then an arb re-check).  Its
+verdict is ``fails`` with the :class:`~verify.equilibrium.EquilibriumCertificate` attached (the
+composed verdict is then "refuted", exit 3) or ``unknown`` (exit 4); never ``holds``.
+"""
+from __future__ import annotations
+
+from theorems.catalogue.base import HypothesisReport
+from theorems.system import AttentionSystem
+from theorems.verdict import fails, unknown
+
+from .report import ProofStep
+
+REFUTES = {"4.4-sym-later": "later-token-alignment", "4.4-same-sign": "same-sign-consensus"}
+STEP = "counterexample"
+
+
+def plan_counterexample(theorem_id: str):
+    refutes = REFUTES[theorem_id]
+
+    def plan(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+        from verify.equilibrium.search import find_counterexample
+
+        statement = ("a certified asymptotically stable equilibrium that violates the conclusion (Krawczyk test and "
+                     "exact Lyapunov equations in arb ball arithmetic, verify/equilibrium); the claim is false in "
+                     "general, so no step proves it")
+        result = find_counterexample(system, refutes, label=f"{system.name}: counterexample to {theorem_id}")
+        cert = result.certificate
+        if cert is None:
+            return [ProofStep(STEP, "certificate", statement, unknown(STEP, result.verdict.reason), data=result.stats)]
+        check = cert.recheck()  # the search's own acceptance is not trusted alone
+        if not check.holds:
+            return [ProofStep(STEP, "certificate", statement,
+                              unknown(STEP, f"the counterexample failed its re-check: {check.reason}"), data=result.stats)]
+        what = "off span(v)" if refutes == "later-token-alignment" else "with two tokens at different points"
+        verdict = fails(STEP, f"a certified asymptotically stable equilibrium {what} violates the conclusion on an "
+                              f"open set of starts: {check.reason}",
+                        dict(check.witness))
+        return [ProofStep(STEP, "certificate", statement, verdict, cert, data=result.stats)]
+
+    return plan
