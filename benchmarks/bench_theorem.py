@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-THEOREMS = ("4.2", "3.2", "4.4-sym")
+THEOREMS = ("4.2", "3.2", "4.4-sym", "4.4-hemisphere")
 
 
 def cold_run(theorem_id: str, simulate: bool) -> tuple[float, dict]:

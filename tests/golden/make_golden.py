@@ -39,10 +39,41 @@ def build() -> dict[str, object]:
     return out
 
 
+THEOREMS = ("3.2", "4.2", "4.4-sym", "4.4-hemisphere")
+"""Theorems whose default-instance certificates are stored in ``theorems/`` (as ``verify theorem ID --save``
+names them)."""
+
+
+def build_theorems() -> dict[str, object]:
+    from theorems.catalogue import get
+    from theorems.errors import UnknownName
+    from verify.theorem.check import check_theorem
+
+    out = {}
+    for tid in THEOREMS:
+        try:
+            get(tid)
+        except UnknownName:
+            continue
+        report = check_theorem(tid, simulate=False)
+        if report.status.value != "holds":
+            raise SystemExit(f"theorem {tid}: {report.explanation}")
+        for step_id, cert in report.certificates:
+            out[f"{tid.replace('.', '_')}__{step_id}.json"] = cert
+    return out
+
+
 def main() -> int:
-    for name, cert in build().items():
+    """``make_golden.py`` writes everything; ``make_golden.py --theorems`` only ``theorems/``."""
+    only_theorems = "--theorems" in sys.argv[1:]
+    for name, cert in ({} if only_theorems else build()).items():
         (HERE / name).write_text(json.dumps(cert.to_json(), indent=1) + "\n", encoding="utf-8")
         sys.stdout.write(f"wrote {name}: {cert.claim[:100]}\n")
+    theorem_dir = HERE / "theorems"
+    for name, cert in build_theorems().items():
+        # exactly as `verify theorem ID --save DIR` writes them (no trailing newline)
+        (theorem_dir / name).write_text(json.dumps(cert.to_json(), indent=1), encoding="utf-8")
+        sys.stdout.write(f"wrote theorems/{name}: {cert.claim[:100]}\n")
     return 0
 
 

@@ -23,7 +23,7 @@ def run_json(capsys, argv):
     return code, json.loads(captured.out)
 
 
-@pytest.mark.parametrize("theorem_id,expected_certs", [("4.2", 2), ("3.2", 1), ("4.4-sym", 1)])
+@pytest.mark.parametrize("theorem_id,expected_certs", [("4.2", 4), ("3.2", 1), ("4.4-sym", 1), ("4.4-hemisphere", 2)])
 def test_default_instances_are_certified_and_every_certificate_rechecks(tmp_path, capsys, theorem_id, expected_certs):
     code, payload = run_json(capsys, ["theorem", theorem_id, "--save", str(tmp_path), "--t-end", "8"])
     assert code == 0 and payload["verdict"] == "holds"
@@ -108,7 +108,7 @@ print(json.dumps({"results": res, "heavy": sorted(m for m in ("cvxpy", "clarabel
 
 def test_golden_theorem_certificates_recheck_without_the_solver():
     paths = sorted(str(p) for p in GOLDEN.glob("*.json"))
-    assert len(paths) == 4
+    assert len(paths) == 8  # 3.2: 1, 4.2: 4, 4.4-sym: 1, 4.4-hemisphere: 2
     out = subprocess.run([sys.executable, "-c", RECHECK, *paths], capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
     assert data["heavy"] == []
@@ -118,7 +118,7 @@ def test_golden_theorem_certificates_recheck_without_the_solver():
 def test_golden_claims_match_what_the_defaults_prove_today():
     from verify.theorem.check import check_theorem
 
-    for tid in ("4.2", "3.2", "4.4-sym"):
+    for tid in ("4.2", "3.2", "4.4-sym", "4.4-hemisphere"):
         report = check_theorem(tid, simulate=False)
         for step_id, cert in report.certificates:
             golden = json.loads((GOLDEN / f"{tid.replace('.', '_')}__{step_id}.json").read_text())

@@ -9,7 +9,8 @@ from theorems.catalogue import all_theorems, get
 from theorems.catalogue.claim_ln1 import _difference
 from theorems.verdict import Status
 
-EXPECTED_IDS = {"weights", "3.2", "4.2", "4.4-sym", "iss-causal", "grad-energy", "D1", "LN1"}
+EXPECTED_IDS = {"weights", "3.2", "4.2", "4.4-sym", "4.4-hemisphere", "iss-causal", "grad-energy", "D1", "LN1",
+                "4.4-sym-later", "4.4-same-sign"}
 
 
 def test_registry_has_every_result_of_the_spec():

@@ -16,7 +16,9 @@ from ..predicates.value_map import UIdentity, USimpleTopEigenvalue, USymmetric, 
 from . import examples
 from .base import Theorem
 from .claim_d1 import prove_d1
+from .claim_44_later import theorems as claims_44_later
 from .claim_ln1 import prove_ln1
+from .theorem_44_hemisphere import theorem_4_4_hemisphere
 
 CITATION = ("A. Rodriguez Abella, J. P. Silvestre, P. Tabuada, Consensus Is All You Get: The Role of "
             "Attention in Transformers, ICML 2025 (PMLR 267:174-184); arXiv:2412.02682")
@@ -69,6 +71,7 @@ _THEOREMS = (
                  "probably carries a hypothesis this reading misses."),
         example=examples.example_4_4_sym,
     ),
+    theorem_4_4_hemisphere(CITATION),
     Theorem(
         id="iss-causal", kind="lemma", title="Input-to-state stability of each causal token",
         setting="causal attention, U^h = I",
@@ -107,7 +110,7 @@ _THEOREMS = (
                  "Unequal scales are left open by the authors."),
         example=examples.example_ln1, proof=prove_ln1,
     ),
-)
+) + claims_44_later(CITATION)
 
 _BY_ID = {th.id: th for th in _THEOREMS}
 _ALIASES = {"3": "3.2", "4": "4.2", "4.4": "4.4-sym", "iss": "iss-causal", "d1": "D1", "ln1": "LN1"}

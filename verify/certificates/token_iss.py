@@ -18,8 +18,13 @@ that face and the obstruction disappears; ``kappa = 1/2`` is certified at degree
 infeasible at degree 2 for ``kappa = 3/4`` (so 1/2 is what this builder proves by default).
 
 Consequence for the ISS inequality: ``dV_i/dt <= -kappa c_i V_i (2 - V_i) + k sum_{j<i} (r_j + r_j^2/2)``
-(the ``j = 1`` term equals ``1 - a_i^2`` exactly; weights bounded as in ``weights``): the gain
-``c_i`` is halved, which does not affect the cascade argument or the conclusion of Theorem 4.2.
+(the ``j = 1`` term equals ``1 - a_i^2`` exactly; weights bounded as in ``weights``).
+
+**kappa = 1 is certified elsewhere** (issue 16): :mod:`verify.certificates.token_iss_polar` adds the
+coordinate ``s = <x_i, u>`` of ``x_j = x_1 + r u``, which removes the obstruction above; the theorem
+plans (``4.2``, ``iss-causal``) use that certificate and state kappa = 1.  This module stays as the
+Gram-coordinate version (golden ``tests/golden/sos_4_2_token_iss.json``) and as the documented
+obstruction.
 """
 from __future__ import annotations
 

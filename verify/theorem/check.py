@@ -14,6 +14,9 @@ from theorems.verdict import Status
 from .proofs_causal import plan_4_2, plan_iss
 from .proofs_full import plan_3_2, plan_weights
 from .proofs_sym import plan_4_4_sym, plan_grad_energy
+from .proofs_44_hemisphere import plan_4_4_hemisphere
+from .proofs_counterexample import plan_counterexample
+from .obligations import resolve
 from .report import ProofStep, TheoremReport, compose, provenance
 
 Plan = Callable[[AttentionSystem, HypothesisReport], list[ProofStep]]
@@ -28,7 +31,8 @@ def _claim_plan(theorem_id: str) -> Plan:
 
 PLANS: dict[str, Plan] = {
     "weights": plan_weights, "3.2": plan_3_2, "4.2": plan_4_2, "iss-causal": plan_iss,
-    "4.4-sym": plan_4_4_sym, "grad-energy": plan_grad_energy, "D1": _claim_plan("D1"), "LN1": _claim_plan("LN1"),
+    "4.4-sym": plan_4_4_sym, "4.4-hemisphere": plan_4_4_hemisphere, "grad-energy": plan_grad_energy, "D1": _claim_plan("D1"), "LN1": _claim_plan("LN1"),
+    "4.4-sym-later": plan_counterexample("4.4-sym-later"), "4.4-same-sign": plan_counterexample("4.4-same-sign"),
 }
 EVIDENCE_VARIANT = {"4.4-sym": "abs"}
 """Metric used for the numerical evidence: 4.4-sym predicts alignment, so |cos| (SPEC §4)."""
@@ -43,7 +47,7 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     hypotheses = theorem.check(system)
     steps: list[ProofStep] = []
     if hypotheses.status is Status.HOLDS:
-        steps = PLANS[theorem.id](system, hypotheses)
+        steps = resolve(PLANS[theorem.id](system, hypotheses), hypotheses.verdicts)
     status, explanation = compose(hypotheses, steps)
     evidence = _evidence(theorem.id, system, t_end, progress) if simulate else None
     if evidence is not None and theorem.id == "4.4-sym" and status is not Status.FAILS:
@@ -52,20 +56,47 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     if theorem.id == "4.4-sym" and status is Status.HOLDS and _first_token_orthogonal(system, hypotheses):
         explanation += ("; note: <v, x_1(0)> = 0 exactly, the exceptional start of the certified statement: "
                         "x_1 need not align for this instance")
-    if theorem.id == "4.2" and status is Status.HOLDS and _antipodal_start(system):
-        explanation += ("; note: this instance starts in the exceptional set x_2(0) = -x_1(0) (a = -1), where V does "
-                        "not decrease: the conclusion holds for almost every start, not for this one")
+    if theorem.id == "4.2" and status is Status.HOLDS:
+        explanation += _exceptional_note(_antipodal_tokens(system))
     options: dict[str, Any] = {"theorem": theorem.id, "simulate": simulate, "t_end": t_end}
     return TheoremReport(theorem, hypotheses, tuple(steps), status, explanation, evidence, provenance(options, started))
 
 
-def _antipodal_start(system: AttentionSystem) -> bool:
-    """Exactly ``x_2 = -x_1`` (exact data compared exactly; float data bit for bit)."""
-    if system.N < 2:
-        return False
-    if system.tokens_exact is not None:
-        return all(system.tokens_exact[1, k] == -system.tokens_exact[0, k] for k in range(system.d))
-    return bool((system.tokens[1] == -system.tokens[0]).all())
+def _antipodal_tokens(system: AttentionSystem) -> list[int]:
+    """1-based tokens ``i >= 2`` that sit exactly at ``-x_1(0)`` while every token ``2..i-1`` sits at
+    ``+-x_1(0)``: each is an exact equilibrium of its subsystem (symbolic step ``antipodal_equilibrium``),
+    so it never converges to ``x_1(0)``.  Exact data compared exactly, float data bit for bit.  The scan
+    stops at the first token that is not at ``+-x_1``: later tokens are driven by a moving one."""
+    exact = system.tokens_exact is not None
+    rows = system.tokens_exact if exact else system.tokens
+    first = [rows[0, k] for k in range(system.d)]
+
+    def sign_of(i: int) -> int:
+        row = [rows[i, k] for k in range(system.d)]
+        if all(bool(a == b) for a, b in zip(row, first)):
+            return 1
+        if all(bool(a == -b) for a, b in zip(row, first)):
+            return -1
+        return 0
+
+    out = []
+    for i in range(1, system.N):
+        s = sign_of(i)
+        if s == 0:
+            break
+        if s == -1:
+            out.append(i + 1)
+    return out
+
+
+def _exceptional_note(tokens: list[int]) -> str:
+    if not tokens:
+        return ""
+    which = ", ".join(f"x_{i}(0) = -x_1(0)" for i in tokens)
+    lead = " (a = -1, where V does not decrease)" if tokens[0] == 2 else ""
+    return (f"; note: this instance starts in the exceptional set: {which}{lead}, with every earlier token at "
+            "+-x_1(0), an exact equilibrium of eq. 5 for those tokens: they never reach x_1(0); the conclusion holds "
+            "for almost every start, not for this one")
 
 
 ALIGNED = 1e-6

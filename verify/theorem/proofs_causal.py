@@ -1,7 +1,10 @@
 """Proof plans for the causal results: Theorem 4.2 and the ISS lemma (SPEC §3).
 
 Theorem 4.2 = first token fixed (symbolic) + token 2 Lyapunov decrease (certificate) + termwise
-ISS inequality for tokens i >= 3 (certificate) + the cascade of ISS systems (cited).
+ISS inequality for tokens i >= 3 with SPEC's kappa = 1 (polar substitution: symbolic; inequality:
+certificate) + the closure of :mod:`verify.theorem.proofs_causal_closure` (dichotomy, divergence
+near the antipode, measure zero, local stability, induction), each cited step with its obligations.
+The plain ISS cascade is *not* cited: the decay term vanishes at ``x_i = -x_1`` (issue 16).
 """
 from __future__ import annotations
 
@@ -9,28 +12,34 @@ from fractions import Fraction
 
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
-from verify.certificates import certify_token2_decrease, certify_token_iss
+from verify.certificates.token_iss_polar import KAPPA, certify_token_iss_polar
 
-from . import symbolic
+from . import symbolic, symbolic_causal
+from .proofs_causal_closure import closure_steps, divergence_steps
 from .report import ProofStep
-from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
+from .steps import certificate_step, symbolic_step, weights_prelude
 
-ISS_KAPPA = Fraction(1, 2)
-CASCADE_SOURCE = ("E. D. Sontag, Smooth stabilization implies coprime factorization, IEEE TAC 34 (1989); "
-                  "cascades of ISS systems driven by converging inputs (Sontag & Teel 1995); used as in the paper's proof of Theorem 4.2")
+ISS_KAPPA = Fraction(KAPPA)
+"""The certified constant of the termwise inequality (SPEC's kappa = 1, polar coordinates)."""
+
+
+def iss_statement(H: int, hi: Fraction) -> str:
+    """The ISS inequality exactly as certified (the constant is ``ISS_KAPPA``; printed conclusions use it)."""
+    kappa = "" if ISS_KAPPA == 1 else f"{ISS_KAPPA} "
+    return (f"a_j - g a_i >= {kappa}(1 - a_i^2) - r_j - r_j^2/2 for all unit x_1, x_i, x_j (every dimension d); "
+            f"hence dV_i/dt <= -{kappa}c_i V_i (2 - V_i) + k sum_j<i (r_j + r_j^2/2), c_i = H (i-1) exp(-2 beta p)/i, "
+            f"k = H exp(2 beta p) <= {H * hi}")
 
 
 def _iss_steps(system: AttentionSystem, lo: Fraction, hi: Fraction) -> list[ProofStep]:
-    H = system.H
-    steps = [symbolic_step("token_i_equation", "d<x_1,x_i>/dt = sum_h sum_{j<i} a^h_ij (a_j - g a_i) (from eq. 5)",
-                           symbolic.token_i_gram_equation)]
-    steps.append(certificate_step(
-        "token_i_iss",
-        f"a_j - g a_i >= {ISS_KAPPA} (1 - a_i^2) - r_j - r_j^2/2 on the Gram-feasible set (every dimension d); "
-        f"hence dV_i/dt <= -{ISS_KAPPA} c_i V_i (2 - V_i) + k sum_j<i (r_j + r_j^2/2), c_i = H (i-1) exp(-2 beta p)/i, "
-        f"k = H exp(2 beta p) = {H * hi} (upper bound)",
-        lambda: certify_token_iss(kappa=ISS_KAPPA)))
-    return steps
+    return [
+        symbolic_step("token_i_equation", "d<x_1,x_i>/dt = sum_h sum_{j<i} a^h_ij (a_j - g a_i) (from eq. 5)",
+                      symbolic.token_i_gram_equation),
+        symbolic_step("polar_substitution", "x_j = x_1 + r u, |u| = 1, s = <x_i,u>: a_j = 1 - r^2/2, g = a_i + r s, "
+                      "r = r_j", symbolic_causal.polar_substitution),
+        certificate_step("token_i_iss", iss_statement(system.H, hi) + " (certified as r (1 - a_i s) >= 0 after the "
+                         "polar substitution)", certify_token_iss_polar),
+    ]
 
 
 def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
@@ -39,6 +48,8 @@ def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
         return [weights]
     H = system.H
     w_lo, w_hi = H * lo / 2, Fraction(H)  # each a^h_21 <= 1; a wider w_hi keeps the SDP well posed
+    from verify.certificates import certify_token2_decrease
+
     steps = [
         weights,
         symbolic_step("first_token_fixed", "causal mask and U = I: dx_1/dt = 0, x_1(t) = x_1(0)", symbolic.first_token_fixed),
@@ -49,13 +60,11 @@ def plan_4_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
                          "V decreases strictly unless a = +-1; a = -1 is the measure-zero bad start",
                          lambda: certify_token2_decrease(w_lo=w_lo, w_hi=w_hi)),
     ]
-    if system.N >= 3:
+    has_iss = system.N >= 3
+    if has_iss:
         steps += _iss_steps(system, lo, hi)
-    steps.append(cited_step(
-        "iss_cascade",
-        "token i is ISS with respect to the errors r_j (j < i), which converge to 0 by induction; hence every token "
-        "tends to x_1(0) from almost every initial condition, and the consensus set is asymptotically stable",
-        CASCADE_SOURCE))
+    steps += divergence_steps(system, lo, hi)
+    steps += closure_steps(system, has_iss)
     return steps
 
 

@@ -13,6 +13,7 @@ from verify.certificates import certify_hemisphere_invariance
 
 from . import symbolic
 from .report import ProofStep
+from .obligations import ob
 from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
 
 CONSENSUS_SOURCE = ("L. Moreau, Stability of continuous-time distributed consensus algorithms, IEEE CDC 2004 "
@@ -36,7 +37,17 @@ def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
         cited_step("time_varying_consensus",
                    "the chart weights a_ij <z,x_j>/<z,x_i> are bounded below (weights lemma and invariance) and uniformly "
                    "continuous in t (P uniformly continuous); the linear consensus protocol converges, so x_i -> x*",
-                   CONSENSUS_SOURCE),
+                   CONSENSUS_SOURCE,
+                   [ob("the chart turns eq. 5 into a linear consensus protocol dy_i/dt = sum_j w_ij(t) (y_j - y_i)",
+                       "chart_identity"),
+                    ob("the chart is defined for all t: min_i <z, x_i(t)> >= min_i <z, x_i(0)> > 0",
+                       "hemisphere_invariance"),
+                    ob("the tokens start in an open hemisphere (the witness z)", "hypothesis:open_hemisphere"),
+                    ob("the chart weights are bounded below by a positive constant and above (a_ij in "
+                       "[exp(-2 beta p)/N, exp(2 beta p)/N], <z,x_j>/<z,x_i> in [m0, 1/m0])", "weights"),
+                    ob("the weights are uniformly continuous in t", "hypothesis:P_uniformly_continuous"),
+                    ob("every pair of tokens interacts (complete graph: full attention)", "hypothesis:mask_full"),
+                    ob("U = I (the field is Proj_{x_i} sum_j a_ij x_j)", "hypothesis:U_identity")]),
     ]
 
 

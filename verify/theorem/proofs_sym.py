@@ -20,6 +20,7 @@ from verify.certificates import certify_first_token_alignment
 
 from . import symbolic
 from .report import ProofStep
+from .obligations import ob
 from .steps import certificate_step, cited_step, symbolic_step
 from theorems.verdict import holds
 
@@ -64,13 +65,27 @@ def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
 
 
 def plan_grad_energy(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    """The identity is proved in general (dimension-free, every N); the N = 2, d = 2 coordinate check is
+    kept as an independent cross-check.  Convergence is LaSalle's (cited, with its obligations)."""
+    from . import symbolic_causal
+    from .symbolic_energy import energy_identity_general
+
     return [
-        symbolic_step("energy_derivative", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2 >= 0, checked exactly for N = 2 "
-                      "tokens on S^1 with a generic symmetric P (an instance, not the general case)",
+        symbolic_step("energy_derivative", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2, cross-check in coordinates: "
+                      "N = 2 tokens on S^1 with a generic symmetric P (one instance of the general identity below)",
                       symbolic.energy_derivative),
-        cited_step("energy_identity_general", "the same identity for every N and d: swap i and j in dE/dt (P symmetric) "
-                   "and use <Proj F, F> = |Proj F|^2", "dimension-free argument in verify/theorem/symbolic.py "
-                   "(energy_derivative); a standard computation for U = P = P^T (cf. Geshkovski et al., gradient-flow view)"),
-        cited_step("lasalle", "E is bounded on the compact state space and nondecreasing: trajectories approach the set "
-                   "where dE/dt = 0, the equilibria", "LaSalle's invariance principle (H. K. Khalil, Nonlinear Systems, Thm 4.4)"),
+        symbolic_step("energy_identity_general", "dE/dt = 2 beta sum_i Z_i |Proj_{x_i} F_i|^2 >= 0 for every N and d "
+                      "(abstract symmetric bilinear form: pair cancellation for every N, full sums for N = 2..5)",
+                      energy_identity_general),
+        symbolic_step("sphere_invariant", "d|x_i|^2/dt = 0: the state space (S^{d-1})^N is compact and invariant",
+                      symbolic_causal.sphere_invariant),
+        cited_step("lasalle", "E is continuous on the compact invariant state space and nondecreasing along solutions: "
+                   "trajectories approach the largest invariant set in {dE/dt = 0} = {Proj_{x_i} F_i = 0 for all i}, "
+                   "the equilibria (Z_i > 0, beta > 0)",
+                   "LaSalle's invariance principle (H. K. Khalil, Nonlinear Systems, 3rd ed., Thm 4.4)",
+                   [ob("the system is autonomous (P and U = P constant)", "hypothesis:P_time_invariant"),
+                    ob("the state space is compact and positively invariant", "sphere_invariant"),
+                    ob("dE/dt >= 0, with equality exactly at equilibria", "energy_identity_general"),
+                    ob("U = P, so F_i = sum_j a_ij P x_j", "hypothesis:U_equals_P"),
+                    ob("P symmetric (used by the identity)", "hypothesis:P_symmetric")]),
     ]

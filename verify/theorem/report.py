@@ -5,12 +5,15 @@ A proof is a list of :class:`ProofStep` s, each of one kind:
 * ``hypotheses`` — the catalogue's predicates on the instance;
 * ``certificate`` — an exact SOS certificate, re-checked in rational arithmetic;
 * ``symbolic`` — an identity proved with SymPy (a residual that reduces to exactly 0);
-* ``cited`` — a classical theorem or a lemma of the paper, used but not re-proved here;
+* ``cited`` — a classical theorem or a lemma of the paper, used but not re-proved here; it lists
+  the hypotheses of what it cites as obligations, each discharged by another step
+  (:mod:`verify.theorem.obligations`);
 * ``numerical`` — a simulation: evidence that is shown, never counted as proof.
 
 The composed verdict: a failing hypothesis makes the result inapplicable (``fails``; no step
 claims the conclusion); any certificate or symbolic step that does not hold makes it
-``unknown``; otherwise ``holds`` *relative to the cited steps*, which the report lists.
+``unknown``; so does a cited step with an obligation that is not discharged (or is discharged only
+by a numerical step); otherwise ``holds`` *relative to the cited steps*, which the report lists.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from typing import Any, Literal
 from theorems.catalogue.base import HypothesisReport, Theorem
 from theorems.provenance import package_versions
 from theorems.verdict import Status, Verdict
+
+from .obligations import Obligation, failures
 
 StepKind = Literal["hypotheses", "certificate", "symbolic", "cited", "numerical"]
 COUNTED = ("hypotheses", "certificate", "symbolic")
@@ -36,11 +41,14 @@ class ProofStep:
     certificate: Any = None  # verify.sos certificate record (has to_json / recheck)
     source: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+    obligations: tuple[Obligation, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "kind": self.kind, "statement": self.statement}
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_json()
+        if self.kind == "cited":
+            out["obligations"] = [o.to_json() for o in self.obligations]
         if self.source:
             out["source"] = self.source
         if self.data:
@@ -59,9 +67,24 @@ def compose(hypotheses: HypothesisReport, steps: list[ProofStep]) -> tuple[Statu
         names = ", ".join(v.name for v in hypotheses.verdicts if v.status is Status.UNKNOWN)
         return Status.UNKNOWN, f"hypothesis {names} could not be decided"
     counted = [s for s in steps if s.kind in COUNTED]
+    refuting = [s for s in counted if s.kind == "certificate" and s.certificate is not None
+                and s.verdict is not None and s.verdict.status is Status.FAILS]
+    if refuting:  # a re-checked counterexample certificate (verify/theorem/proofs_counterexample.py)
+        return Status.FAILS, f"the conclusion is refuted (step {refuting[0].id}): {refuting[0].verdict.reason}"
     bad = [s.id for s in counted if s.verdict is None or s.verdict.status is not Status.HOLDS]
     if bad:
         return Status.UNKNOWN, f"step(s) {', '.join(bad)} did not produce an exactly re-checked proof"
+    for s in steps:
+        if s.kind != "cited":
+            continue
+        if not s.obligations:
+            return Status.UNKNOWN, f"cited step {s.id} lists no obligations: the hypotheses of what it cites are not discharged"
+        open_ = failures(s.obligations)
+        if open_ or s.verdict is None or s.verdict.status is not Status.HOLDS:
+            names = "; ".join(f"'{o.hypothesis}' (by {o.discharged_by or 'nothing'}: "
+                              f"{o.verdict.value if o.verdict else 'no verdict'})" for o in open_)
+            detail = names or (s.verdict.reason if s.verdict is not None else "no verdict")
+            return Status.UNKNOWN, f"cited step {s.id} has undischarged obligation(s): {detail}"
     cited = [s.id for s in steps if s.kind == "cited"]
     tail = f", relative to the cited step(s) {', '.join(cited)}" if cited else ""
     return Status.HOLDS, f"every hypothesis holds and every certificate and symbolic step re-checks exactly{tail}"

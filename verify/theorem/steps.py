@@ -11,6 +11,7 @@ from theorems.system import AttentionSystem
 from theorems.verdict import fails, holds, unknown
 
 from verify.certificates.weights import exp_bounds
+from .obligations import Obligation, ob
 from .report import ProofStep
 
 WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, beta p]); SPEC §2"
@@ -67,7 +68,7 @@ def weights_step(system: AttentionSystem, p: Fraction) -> tuple[ProofStep, Fract
     step = ProofStep("weights", "cited", "exp(-2 beta p)/|M(i)| <= a^h_ij <= exp(2 beta p)/|M(i)| with the proven "
                      "bound p of P_bounded; exp enclosed by rationals with interval arithmetic",
                      holds("weights", f"exp(-2 beta p) >= {lo}, exp(2 beta p) <= {hi}", data), source=WEIGHTS_SOURCE,
-                     data=data)
+                     data=data, obligations=WEIGHTS_OBLIGATIONS)
     return step, lo, hi
 
 
@@ -85,11 +86,19 @@ def symbolic_step(step_id: str, statement: str, fn: Callable) -> ProofStep:
     return ProofStep(step_id, "symbolic", statement, verdict)
 
 
-def cited_step(step_id: str, statement: str, source: str) -> ProofStep:
-    return ProofStep(step_id, "cited", statement, None, source=source)
+WEIGHTS_OBLIGATIONS = (
+    ob("sup_t ||P^h(t)||_2 <= p for every head h (the proven bound p)", "hypothesis:P_bounded"),
+)
+"""The weights lemma needs only the bound on ``P``: ``|<x_i, P x_j>| <= ||P||_2`` for unit tokens,
+and the sphere is the model's state space (eq. 5 preserves it; tokens are validated as unit vectors)."""
+
+
+def cited_step(step_id: str, statement: str, source: str, obligations: tuple[Obligation, ...] | list = ()) -> ProofStep:
+    """A cited theorem with the hypotheses it needs; :func:`verify.theorem.obligations.resolve` fills the verdicts."""
+    return ProofStep(step_id, "cited", statement, None, source=source, obligations=tuple(obligations))
 
 
 def missing_bound_step() -> ProofStep:
     return ProofStep("weights", "cited", "attention weights bounded below",
                      fails("weights", "no proven bound p on ||P||: the weights lemma cannot be applied"),
-                     source=WEIGHTS_SOURCE)
+                     source=WEIGHTS_SOURCE, obligations=WEIGHTS_OBLIGATIONS)
