@@ -226,8 +226,8 @@ def system_from_dict(data: Any) -> AttentionSystem:
         raise InvalidInput("N", f"the number of tokens ({tokens.shape[0]})", data["N"])
     ln = _layer_norm(data["layer_norm"], d) if "layer_norm" in data else None
     name = data.get("name", "instance")
-    if not isinstance(name, str):
-        raise InvalidInput("name", "a string", name)
+    if not isinstance(name, str) or len(name) > 200 or not name.isprintable():
+        raise InvalidInput("name", "a string of at most 200 printable characters (it is shown in reports)", name)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise InvalidInput("description", "a string", description)

@@ -68,7 +68,7 @@ def test_interrupted_run_leaves_no_new_report(tmp_path, monkeypatch, previous):
     cases = (runner_module.SIM_CASES[0], Case("sim-4.2", "interrupted mid-run", _interrupt)) + runner_module.SIM_CASES[2:]
     monkeypatch.setattr(runner_module, "SIM_CASES", cases)
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = main(["reproduce", "--smoke", "--no-llm", "--no-progress", "--out", str(out)])
+        rc = main(["reproduce", "--smoke", "--no-llm", "--no-progress", "--out", str(out), "--force"])
     assert rc == 1
     if previous:
         assert sorted(p.name for p in out.iterdir()) == ["report.json"]

@@ -91,6 +91,6 @@ def test_a_tampered_certificate_fails_via_cli(tmp_path, capsys):
     data["sos_terms"][0]["gram"][0][0] = str(Fraction(data["sos_terms"][0]["gram"][0][0]) + Fraction(1, 100))
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    assert main(["recheck", str(bad)]) == 3
+    assert main(["recheck", str(bad)]) == 5  # certificate invalid: proves nothing (issue 9), not "refuted"
     out = capsys.readouterr().out
-    assert "FAILS" in out and "identity fails" in out
+    assert "recheck: CERTIFICATE INVALID" in out and "identity fails" in out

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from theorems.errors import InvalidInput
 
-from .common import EXIT_OK, add_format_option, emit, write_atomic
+from .common import EXIT_OK, add_force_option, add_format_option, emit
+from .limits import check_range
+from .outputs import Target, check_dir, check_targets, write_all
+
+LIMITS = {"--prompts": 1000, "--tokens": 2048, "--passes": 100, "--batch-size": 1000}
+"""Upper limits of the size options (the paper's protocol is 100 prompts x 200 tokens, 10 passes)."""
 
 
 def add_parser(subparsers) -> None:
@@ -23,9 +28,9 @@ def add_parser(subparsers) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--weights", metavar="DIR", help="local Hugging Face directory with trained weights")
     source.add_argument("--random-init", action="store_true", help="random weights from the named config")
-    parser.add_argument("--prompts", type=int, default=100, help="number of random-token prompts (default 100)")
-    parser.add_argument("--tokens", type=int, default=200, help="tokens per prompt (default 200)")
-    parser.add_argument("--passes", type=int, default=1, metavar="K", help="re-feeding passes over all blocks (default 1)")
+    parser.add_argument("--prompts", type=int, default=100, help="number of random-token prompts (default 100, at most 1000)")
+    parser.add_argument("--tokens", type=int, default=200, help="tokens per prompt (default 200, at most 2048)")
+    parser.add_argument("--passes", type=int, default=1, metavar="K", help="re-feeding passes over all blocks (default 1, at most 100)")
     parser.add_argument("--no-ffn", action="store_true", help="remove the feedforward: each block is x + Attn(LN_1(x))")
     parser.add_argument("--weights-mode", choices=("trained", "random", "random-fresh"), default=None,
                         help="trained (periodic), random (random once, periodic) or random-fresh (re-drawn every pass, seed 42+i+1); "
@@ -33,10 +38,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
     parser.add_argument("--dtype", choices=("float32", "float64", "float16", "bfloat16"), default="float32", help="default float32")
     parser.add_argument("--seed", type=int, default=0, help="seed for prompts and random init (default 0)")
-    parser.add_argument("--batch-size", type=int, default=10, help="prompts per forward batch (default 10)")
+    parser.add_argument("--batch-size", type=int, default=10, help="prompts per forward batch (default 10, at most 1000)")
     parser.add_argument("--plot", metavar="FILE", help="write a PNG of E against layer (log axis) with the 95%% band")
     parser.add_argument("--out", metavar="DIR", help="write consensus.json and consensus.npz here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_force_option(parser)
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -84,16 +90,23 @@ def _creatable_dir(path: Path, flag: str) -> None:
         part.rmdir()
 
 
-def _check_outputs(args) -> None:
+def _check_outputs(args) -> list[Target]:
+    """Option limits and every output file, before loading or measuring anything."""
     if args.seed < 0:
         raise InvalidInput("--seed", "a non-negative integer", args.seed)
+    for flag, high in LIMITS.items():
+        check_range(flag, getattr(args, flag[2:].replace("-", "_")), 1, high)
+    targets = []
     if args.out:
-        _creatable_dir(Path(args.out), "--out")
+        out = Path(args.out)
+        check_dir("--out", out)
+        targets += [Target("--out", out / "consensus.json"), Target("--out", out / "consensus.npz")]
     if args.plot:
-        plot = Path(args.plot)
-        if not args.plot.lower().endswith(".png") or plot.is_dir():
+        if not args.plot.lower().endswith(".png"):
             raise InvalidInput("--plot", "a file name ending in .png", args.plot)
-        _creatable_dir(plot.parent if str(plot.parent) else Path("."), "--plot")
+        targets.append(Target("--plot", Path(args.plot)))
+    check_targets(targets, args.force)
+    return targets
 
 
 def run(args) -> int:
@@ -101,7 +114,7 @@ def run(args) -> int:
     from llm_checks.loaders import load_model
     from llm_checks.render import render_consensus
 
-    _check_outputs(args)
+    targets = _check_outputs(args)
     mode = args.weights_mode or ("random" if args.random_init else "trained")
     random_init = args.random_init or (mode != "trained" and args.weights is None)
     options = ConsensusOptions(prompts=args.prompts, tokens=args.tokens, passes=args.passes, ffn=not args.no_ffn,
@@ -110,16 +123,20 @@ def run(args) -> int:
                         dtype=args.dtype, device=args.device)
     result = measure_consensus(loaded, options, progress=_Bar(not args.no_progress))
     payload = result.to_json()
-    if args.out:
+    files: dict[Path, str | bytes] = {}
+    if args.out:  # every payload is rendered before anything is written (all or nothing)
         out = Path(args.out)
         payload["files"] = {"json": str(out / "consensus.json"), "npz": str(out / "consensus.npz")}
-        write_atomic(out / "consensus.npz", result.to_npz_bytes())
-        write_atomic(out / "consensus.json", json.dumps(payload, indent=2) + "\n")
+        files[out / "consensus.npz"] = result.to_npz_bytes()
     if args.plot:
         from llm_checks.plot import consensus_png
 
-        write_atomic(args.plot, consensus_png(result))
+        files[Path(args.plot)] = consensus_png(result)
         payload["plot"] = str(args.plot)
+    if args.out:
+        files[Path(args.out) / "consensus.json"] = json.dumps(payload, indent=2) + "\n"
+    if files:
+        write_all([(t, files[t.path]) for t in targets], args.force)
     text = render_consensus(result)
     if args.out or args.plot:
         text += "\n" + "\n".join(f"wrote {p}" for p in ([payload["files"]["json"], payload["files"]["npz"]] if args.out else []) + ([args.plot] if args.plot else []))

@@ -5,9 +5,8 @@ codes: 0 certified, 2 bad input, 3 refuted (the origin is not an equilibrium), 4
 """
 from __future__ import annotations
 
-import json
-
-from .common import add_format_option, emit, write_atomic
+from .cmd_sos import check_degree, save_certificate, save_target
+from .common import add_force_option, add_format_option, emit
 
 
 def add_parser(subparsers) -> None:
@@ -20,6 +19,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--decay", default="0", help="dV/dt <= -decay*|x|^2 (exact rational, default 0)")
     parser.add_argument("--solver", choices=("clarabel", "scs"), default="clarabel", help="SDP solver (default clarabel)")
     parser.add_argument("--save", default=None, metavar="FILE", help="write the exact certificate (JSON) to FILE")
+    add_force_option(parser)
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -28,6 +28,8 @@ def run(args) -> int:
     from verify.sos.lyapunov import find_lyapunov
     from verify.sos.parse import parse_polynomial, symbols_from_names
 
+    check_degree(args.degree, low=2)
+    targets = save_target(args)
     symbols = symbols_from_names(args.vars, "--vars")
     parts = [p.strip() for p in args.field.split(",")]
     if len(parts) != len(symbols) or not all(parts):
@@ -37,12 +39,7 @@ def run(args) -> int:
     field = [parse_polynomial(p, symbols, f"--field component {k + 1}") for k, p in enumerate(parts)]
     result = find_lyapunov(field, symbols, degree=args.degree, eps=args.eps, decay=args.decay,
                            solver=args.solver.upper())
-    saved = ""
-    if args.save and result.certificate is not None:
-        write_atomic(args.save, json.dumps(result.certificate.to_json(), indent=1) + "\n")
-        saved = f"certificate saved to {args.save} (re-check with: verify recheck {args.save})"
-    elif args.save:
-        saved = f"no certificate to save ({args.save} not written)"
+    saved = save_certificate(targets, result.certificate, args)
     s = result.stats
     lines = [f"lyapunov: {result.status.value.upper()}", f"reason: {result.verdict.reason}"]
     if s.float_status:

@@ -31,12 +31,13 @@ def add_parser(sub) -> None:
     scale.add_argument("--full", action="store_true", help="paper scale: 100 prompts x 200 tokens, 10 passes; about a day on 2 CPU cores")
     p.add_argument("--smoke", action="store_true", help="CI scale (tiny model shapes, few seeds), about 20 s; with --quick or alone")
     p.add_argument("--out", metavar="DIR", default="reproduce-report",
-                   help="output directory (new, empty, or a previous report; default ./reproduce-report)")
+                   help="output directory (new, empty, or a previous report with --force; default ./reproduce-report)")
     p.add_argument("--only", metavar="CASES", help="comma-separated case ids (e.g. sim-3.2,llm-gpt2): run just these, "
                                                     "and the claims they fully cover")
     p.add_argument("--no-llm", action="store_true", help="skip the LLM cases (their claims become 'not testable here')")
     p.add_argument("--device", default="cpu", help="device of the LLM cases: cpu (default) or cuda[:N]; simulations run on the CPU")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.add_argument("--force", action="store_true", help="replace a previous report in --out (never any other directory)")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -87,7 +88,7 @@ def run(args) -> int:
     _check_device(args.device, args.no_llm)
     if only is not None:
         _check_only(only, args.no_llm)
-    check_out_dir(args.out)
+    check_out_dir(args.out, args.force)
     extra = [] if args.no_llm else llm_cases(args.device)
     options = {"scale": scale.name, "only": only, "llm": not args.no_llm, "device": args.device, "out": str(args.out),
                "command": "verify reproduce " + " ".join(a for a in sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else None}
@@ -97,7 +98,7 @@ def run(args) -> int:
         if only is not None and "case id" in str(exc):
             raise UsageError(str(exc)) from None
         raise
-    out = write_report(report, args.out)
+    out = write_report(report, args.out, args.force)
     payload = dict(report.to_json(), out=str(out))
     emit(_render(report, out), payload, args.format)
     return EXIT_OK

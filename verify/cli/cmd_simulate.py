@@ -10,7 +10,13 @@ from typing import Any
 
 from theorems.errors import InvalidInput
 
-from .common import EXIT_OK, UsageError, add_format_option, emit, write_atomic
+from .common import EXIT_OK, UsageError, add_force_option, add_format_option, emit
+from .limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, MAX_T_END, check_range, check_simulation, check_t_end
+from .outputs import Target, check_targets, write_all
+
+MAX_TOKENS = 2000
+"""Largest ``--tokens`` of a preset (the instance-file limit is ``theorems.system_json.MAX_TOKENS``)."""
+MAX_PRESET_DIM = 512
 
 
 def add_parser(sub) -> None:
@@ -22,7 +28,7 @@ def add_parser(sub) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--instance", metavar="FILE", help="instance JSON file (see docs/format.md)")
     src.add_argument("--preset", metavar="NAME", help="a preset '<P>-<U>-<mask>', e.g. constant-identity-full")
-    p.add_argument("--t-end", type=float, required=True, metavar="T", help="final time")
+    p.add_argument("--t-end", type=float, required=True, metavar="T", help=f"final time (at most {MAX_T_END:g})")
     p.add_argument("--digits", type=int, metavar="D", help="arbitrary precision (Taylor method) with D digits")
     p.add_argument("--rtol", type=float, default=1e-10, help="relative tolerance of the float64 integrator")
     p.add_argument("--atol", type=float, default=1e-12, help="absolute tolerance of the float64 integrator")
@@ -35,6 +41,7 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", metavar="FILE", help="write a PNG: E and V against t (log scale); tokens on S^2 when d = 3")
     p.add_argument("--json", dest="json_out", metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: when stderr is a terminal)")
+    add_force_option(p)
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -60,24 +67,26 @@ class _Bar:
             sys.stderr.write("\n")
 
 
-def _check(args) -> None:
-    if not (math.isfinite(args.t_end) and args.t_end > 0):
-        raise InvalidInput("--t-end", "a positive finite number", args.t_end)
-    if args.digits is not None and not 5 <= args.digits <= 2000:
-        raise InvalidInput("--digits", "an integer between 5 and 2000", args.digits)
-    if args.samples is not None and not 1 <= args.samples <= 100_000:
-        raise InvalidInput("--samples", "an integer between 1 and 100000", args.samples)
+def _check(args) -> list[Target]:
+    """Every option and output target, before any work; returns the files to write."""
+    check_t_end(args.t_end, "--t-end")
+    check_range("--digits", args.digits, 5, MAX_DIGITS)
+    check_range("--samples", args.samples, 1, MAX_SAMPLES)
     if args.digits is not None and args.samples is not None:
         raise UsageError("--digits and --samples cannot be combined (the Taylor method runs one instance at a time)")
-    if not 2 <= args.points <= 100_000:
-        raise InvalidInput("--points", "an integer between 2 and 100000", args.points)
+    check_range("--points", args.points, 2, MAX_POINTS)
+    check_range("--tokens", args.tokens, 1, MAX_TOKENS)
+    check_range("--dim", args.dim, 1, MAX_PRESET_DIM)
+    for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
+        if not (math.isfinite(value) and 0 < value < 1):
+            raise InvalidInput(flag, "a tolerance in (0, 1)", value)
     if args.plot and not args.plot.lower().endswith(".png"):
         raise InvalidInput("--plot", "a file name ending in .png", args.plot)
-    if args.seed < 0:
-        raise InvalidInput("--seed", "a non-negative integer", args.seed)
-    for flag, path in (("--json", args.json_out), ("--plot", args.plot)):
-        if path and Path(path).is_dir():  # checked before integrating, not when writing the result
-            raise InvalidInput(flag, "a file name (not an existing directory)", path)
+    if args.seed < 0 or args.seed >= 2 ** 32:
+        raise InvalidInput("--seed", "an integer between 0 and 2^32 - 1", args.seed)
+    targets = [Target(flag, Path(path)) for flag, path in (("--plot", args.plot), ("--json", args.json_out)) if path]
+    check_targets(targets, args.force)  # checked before integrating, not when writing the result
+    return targets
 
 
 def _system(args):
@@ -95,8 +104,11 @@ def run(args) -> int:
     from numerics.presets import with_random_tokens
     from numerics.taylor import TaylorMP
 
-    _check(args)
+    targets = _check(args)
+    if not args.instance:  # a preset has at least one head: refuse before building it
+        check_simulation(args.tokens, args.dim, 1, args.t_end, args.samples, args.digits)
     system = _system(args)
+    check_simulation(system.N, system.d, system.H, args.t_end, args.samples, args.digits)
     bar = _Bar(args.progress or sys.stderr.isatty(), "simulate")
     try:
         if args.digits is not None:
@@ -112,14 +124,16 @@ def run(args) -> int:
         payload.update(summarize(traj, 0, args.variant))
     else:
         payload["batch"] = batch_summary(traj, args.variant)
-    if args.plot:
+    files: list[tuple[Target, str | bytes]] = []
+    if args.plot:  # every payload is rendered before anything is written (all or nothing)
         from numerics.plotting import plot_trajectory
 
-        write_atomic(args.plot, plot_trajectory(traj, variant=args.variant, title=system.name))
+        files.append((targets[0], plot_trajectory(traj, variant=args.variant, title=system.name)))
         payload["plot"] = args.plot
-    text = json.dumps(payload, indent=2)
     if args.json_out:
-        write_atomic(args.json_out, text + "\n")
+        files.append((targets[-1], json.dumps(payload, indent=2) + "\n"))
+    if files:
+        write_all(files, args.force)
     emit(_render(payload), payload, args.format)
     return EXIT_OK
 

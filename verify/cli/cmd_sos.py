@@ -9,7 +9,18 @@ from __future__ import annotations
 import json
 import re
 
-from .common import add_format_option, emit, write_atomic
+from pathlib import Path
+
+from theorems.errors import InvalidInput
+
+from .common import add_force_option, add_format_option, emit
+from .outputs import Target, check_targets, write_all
+
+MAX_DEGREE = 200
+"""Largest ``--degree`` accepted before parsing (the search also bounds every Gram block)."""
+MAX_CONSTRAINTS = 64
+MAX_PRODUCT_CONSTRAINTS = 10
+"""``--products`` forms up to 2^m products of the m constraints: refused above this many."""
 
 
 def add_parser(subparsers) -> None:
@@ -24,6 +35,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--solver", choices=("clarabel", "scs"), default="clarabel", help="SDP solver (default clarabel)")
     parser.add_argument("--no-refute", action="store_true", help="skip the search for a rational counterexample")
     parser.add_argument("--save", default=None, metavar="FILE", help="write the exact certificate (JSON) to FILE")
+    add_force_option(parser)
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -40,8 +52,6 @@ def resolve_variables(vars_arg, texts, field="--vars"):
             if part.strip():
                 names |= {s.name for s in parse_polynomial(part, None, "POLY or --on").free_symbols}
     if not names:
-        from theorems.errors import InvalidInput
-
         raise InvalidInput(field, "variable names (the polynomial uses none; pass --vars x to name one)", "")
     return symbols_from_names(sorted(names), field)
 
@@ -52,27 +62,47 @@ def products_option(value: int):
     if value == -1:
         return True
     if value < 2:
-        from theorems.errors import InvalidInput
-
         raise InvalidInput("--products", "an integer >= 2 (most factors in a product)", value)
     return value
+
+
+def check_degree(degree: int | None, low: int = 0) -> None:
+    if degree is not None and not low <= degree <= MAX_DEGREE:
+        raise InvalidInput("--degree", f"an integer between {low} and {MAX_DEGREE}", degree)
+
+
+def save_target(args) -> list[Target]:
+    """The ``--save`` file, checked before any work (see :mod:`verify.cli.outputs`)."""
+    targets = [Target("--save", Path(args.save))] if args.save else []
+    check_targets(targets, args.force)
+    return targets
+
+
+def save_certificate(targets: list[Target], certificate, args) -> str:
+    if targets and certificate is not None:
+        write_all([(targets[0], json.dumps(certificate.to_json(), indent=1) + "\n")], args.force)
+        return f"certificate saved to {args.save} (re-check with: verify recheck {args.save})"
+    return f"no certificate to save ({args.save} not written)" if targets else ""
 
 
 def run(args) -> int:
     from verify.sos.parse import parse_constraints, parse_polynomial
     from verify.sos.prove import prove_nonnegative
 
+    check_degree(args.degree)
+    targets = save_target(args)
     symbols = resolve_variables(args.vars, [args.polynomial, args.on or ""])
     p = parse_polynomial(args.polynomial, symbols, "POLY")
     ineqs, eqs = parse_constraints(args.on, symbols, "--on")
+    count = len(ineqs) + len(eqs)
+    if count > MAX_CONSTRAINTS:
+        raise InvalidInput("--on", f"at most {MAX_CONSTRAINTS} constraints", f"{count} constraints")
+    if args.products and len(ineqs) > MAX_PRODUCT_CONSTRAINTS:
+        raise InvalidInput("--products", f"at most {MAX_PRODUCT_CONSTRAINTS} inequality constraints (it forms "
+                           "products of every subset)", f"{len(ineqs)} inequalities")
     result = prove_nonnegative(p, symbols, ineqs, eqs, degree=args.degree, products=products_option(args.products),
                                solver=args.solver.upper(), refute=not args.no_refute)
-    saved = ""
-    if args.save and result.certificate is not None:
-        write_atomic(args.save, json.dumps(result.certificate.to_json(), indent=1) + "\n")
-        saved = f"certificate saved to {args.save} (re-check with: verify recheck {args.save})"
-    elif args.save:
-        saved = f"no certificate to save ({args.save} not written)"
+    saved = save_certificate(targets, result.certificate, args)
     payload = result.to_json() | ({"saved": args.save} if args.save and result.certificate else {})
     emit(render(result, saved), payload, args.format)
     return result.status.exit_code

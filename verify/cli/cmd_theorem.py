@@ -13,7 +13,9 @@ from pathlib import Path
 
 from theorems.system_json import load_system
 
-from .common import UsageError, add_format_option, emit, write_atomic
+from .common import add_force_option, add_format_option, emit
+from .limits import MAX_T_END, check_t_end, evidence_skip_reason
+from .outputs import Target, check_dir, check_targets, write_all
 from .render import verdict_lines
 
 
@@ -23,7 +25,9 @@ def add_parser(sub) -> None:
     p.add_argument("--instance", metavar="FILE", help="attention-system JSON file (default: the result's example)")
     p.add_argument("--save", metavar="DIR", help="write the report and every certificate (re-check with `verify recheck`)")
     p.add_argument("--no-simulate", action="store_true", help="skip the numerical evidence")
-    p.add_argument("--t-end", type=float, default=20.0, help="simulation horizon for the numerical evidence (default 20)")
+    p.add_argument("--t-end", type=float, default=20.0,
+                   help=f"simulation horizon for the numerical evidence (default 20, at most {MAX_T_END:g})")
+    add_force_option(p)
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -43,9 +47,13 @@ def _text(payload: dict) -> str:
         lines.append(f"  [{step['kind']:<11}] {step['id']} ({mark}): {step['statement']}")
         if step["kind"] == "cited" and step.get("source"):
             lines.append(f"                source: {step['source']}")
+        for o in step.get("obligations", ()):
+            lines.append(f"                - [{o['verdict'] or 'none':<7}] {o['hypothesis']}  <= {o['discharged_by'] or 'NOTHING'}")
         if v and step["kind"] in ("certificate", "symbolic"):
             lines.append(f"                {v['reason']}")
     ev = payload.get("numerical_evidence")
+    if payload.get("numerical_evidence_skipped"):
+        lines.append(f"numerical evidence skipped: {payload['numerical_evidence_skipped']}")
     if ev:
         fin = ev.get("final", {})
         lines.append(f"numerical evidence (not a proof): {ev['integrator']['method']} to t={fin.get('t')}: "
@@ -59,22 +67,36 @@ def _text(payload: dict) -> str:
     return "\n".join(lines)
 
 
+def _planned(save: Path, safe: str, force: bool) -> None:
+    """Before any work: ``--save`` is a usable directory and holds no file this run would write."""
+    check_dir("--save", save)
+    names = [f"{safe}__report.json"]
+    if save.is_dir():  # certificate names are known only after the proof; any earlier one counts
+        names += sorted({p.name for p in save.glob(f"{safe}__*.json")} - set(names))
+    check_targets([Target("--save", save / n) for n in names], force)
+
+
 def run(args) -> int:
+    from theorems.catalogue import get
     from verify.theorem.check import check_theorem
 
-    if args.t_end <= 0:
-        raise UsageError(f"--t-end: expected a positive number, got {args.t_end}")
+    check_t_end(args.t_end, "--t-end")
+    theorem = get(args.theorem)
+    safe = theorem.id.replace(".", "_")
     save = Path(args.save) if args.save else None
-    if save is not None and save.exists() and not save.is_dir():
-        raise UsageError(f"--save: expected a directory, got the file {save}")
-    system = load_system(args.instance) if args.instance else None
-    report = check_theorem(args.theorem, system, simulate=not args.no_simulate, t_end=args.t_end)
+    if save is not None:
+        _planned(save, safe, args.force)
+    system = load_system(args.instance) if args.instance else theorem.example()
+    skipped = None if args.no_simulate else evidence_skip_reason(system, args.t_end)
+    report = check_theorem(theorem.id, system, simulate=not args.no_simulate and skipped is None, t_end=args.t_end)
     payload = report.to_json()
-    if save is not None:  # everything is computed before anything is written
-        safe = report.theorem.id.replace(".", "_")
-        for step_id, cert in report.certificates:
-            write_atomic(save / f"{safe}__{step_id}.json", json.dumps(cert.to_json(), indent=1))
-        write_atomic(save / f"{safe}__report.json", json.dumps(payload, indent=1))
+    if skipped:
+        payload["numerical_evidence_skipped"] = skipped
+    if save is not None:  # everything is computed and rendered before anything is written
+        files = [(Target("--save", save / f"{safe}__{step_id}.json"), json.dumps(cert.to_json(), indent=1))
+                 for step_id, cert in report.certificates]
+        files.append((Target("--save", save / f"{safe}__report.json"), json.dumps(payload, indent=1)))
+        write_all(files, args.force)
         sys.stderr.write(f"saved the report and {len(report.certificates)} certificate(s) to {save}\n")
     emit(_text(payload), payload, args.format)
     return report.status.exit_code

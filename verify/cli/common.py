@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,9 @@ EXIT_CRASH = 1
 EXIT_USAGE = 2
 EXIT_REFUTED = 3
 EXIT_INCONCLUSIVE = 4
+EXIT_CERT_INVALID = 5
+"""``verify recheck``: the file is a well-formed certificate but its exact re-check fails.  A bad
+certificate proves nothing about its claim, so this is not "refuted" (3)."""
 
 
 class UsageError(Exception):
@@ -23,6 +24,11 @@ class UsageError(Exception):
 
 def add_format_option(parser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+
+
+def add_force_option(parser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="replace output files that already exist (never a directory, device, FIFO or symbolic link)")
 
 
 def exit_code(status: Status) -> int:
@@ -37,20 +43,11 @@ def emit(text: str | None, payload: Any, fmt: str) -> None:
         sys.stdout.write((text or "").rstrip("\n") + "\n")
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write a file via a temporary sibling and rename, so nothing is left half-written."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, mode) as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+def write_atomic(path: str | Path, data: str | bytes, option: str = "output", force: bool = True) -> Path:
+    """Write one file safely (see :mod:`verify.cli.outputs`): temporary sibling, umask, rename."""
+    from .outputs import Target, write_all
+
+    return write_all([(Target(option, Path(path)), data)], force)[0]
 
 
 def load_instance_arg(path: str | None, default_factory):

@@ -2,7 +2,10 @@
 
 Each sub-command lives in its own module ``verify.cli.cmd_<name>`` exposing
 ``add_parser(subparsers)`` and ``run(args) -> int``.  Exit codes (STYLE.md §8): 0 certified /
-all hold, 1 crash, 2 usage or bad input, 3 refuted / some hypothesis fails, 4 inconclusive.
+all hold, 1 crash, 2 usage or bad input (including an output target that is refused or an option
+above its limit), 3 refuted / some hypothesis fails, 4 inconclusive, 5 certificate invalid
+(``verify recheck``: a well-formed certificate that fails its exact re-check proves nothing; it is
+not a refutation of its claim).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ COMMANDS = (
     "audit",
     "consensus",
     "reproduce",
+    "depth",
 )
 
 
@@ -36,8 +40,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+EPILOG = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a message naming the field or option), "
+          "3 refuted, 4 inconclusive, 5 certificate invalid (verify recheck: the certificate proves nothing). "
+          "Commands that write files refuse to replace an existing file without --force, and never write to a "
+          "directory, device, FIFO or symbolic link given as a file.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="verify", description="Exact and numerical verification of consensus in attention dynamics.")
+    parser = _Parser(prog="verify", description="Exact and numerical verification of consensus in attention dynamics.",
+                     epilog=EPILOG)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:

@@ -3,12 +3,17 @@
 ``--out`` ends up holding ``report.md``, ``report.json``, ``report.html`` and ``figures/*.png``
 of one finished run, or is left as it was: an interrupted or failed run never leaves a report
 claiming more than it measured.  An existing ``--out`` is replaced only when it is empty or holds
-a previous report (its ``report.json`` says so); anything else is refused before any work starts.
+a previous report (its ``report.json`` says so), and a previous report only with ``force``
+(``--force``); anything else is refused before any work starts: a symbolic link (never followed),
+a file, a device or a FIFO where the directory should be, or a parent directory that cannot be
+written.  The directory and the files honour the umask.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -29,26 +34,43 @@ def _is_previous_report(path: Path) -> bool:
         return False
 
 
-def check_out_dir(out: str | Path) -> Path:
+def check_out_dir(out: str | Path, force: bool = False) -> Path:
     """``out`` as a path, after checking that writing a report there replaces nothing else."""
+    from verify.cli.outputs import check_dir
+
     path = Path(out)
-    if path.exists():
-        if not path.is_dir():
-            raise InvalidInput("--out", "a directory (new, empty, or holding a previous report)", str(path))
-        if any(path.iterdir()) and not _is_previous_report(path):
+    check_dir("--out", path)  # not a symlink, not a file/device/FIFO; its parent is writable
+    if path.is_dir() and any(path.iterdir()):
+        if not _is_previous_report(path):
             raise InvalidInput("--out", "a new or empty directory, or one holding a previous report", str(path),
                                hint="choose another directory; a non-report directory is never overwritten")
+        for name in REPORT_FILES:
+            try:
+                st = os.lstat(path / name)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise InvalidInput("--out", f"a previous report whose {name} is a regular file", str(path))
+        if not force:
+            raise InvalidInput("--out", "a new or empty directory", str(path),
+                               hint="it holds a previous report; pass --force to replace it")
     return path
 
 
-def write_report(report: Report, out: str | Path) -> Path:
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def write_report(report: Report, out: str | Path, force: bool = False) -> Path:
     """Write ``report`` into ``out`` atomically (module docstring); returns ``out``."""
-    target = check_out_dir(out).resolve()
+    target = check_out_dir(out, force).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.tmp-"))
     backup = None
     try:
-        tmp.chmod(0o755)  # mkdtemp makes it private; a report directory is meant to be read
+        tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; a report directory is meant to be read
         (tmp / "figures").mkdir()
         for case in report.cases:
             for fig in case.figures:

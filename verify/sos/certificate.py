@@ -13,7 +13,8 @@ so on ``K`` every term is ``>= 0`` (the ``h_l`` vanish) and so is ``p``.
 :meth:`Certificate.recheck` verifies exactly this and nothing else, with
 :class:`fractions.Fraction` arithmetic: symmetry and PSD of every Gram matrix (exact LDL^T), and
 equality of the two sides on every monomial.  It never imports the solver (this module imports
-only the standard library and :mod:`theorems.verdict`).  Not guaranteed: that ``K`` is the set
+only the standard library, :mod:`theorems.verdict` and :mod:`theorems.errors`; loading
+validates every field first, see :mod:`.cert_schema`).  Not guaranteed: that ``K`` is the set
 the user had in mind — the certificate proves the statement it carries, as it is printed.
 """
 from __future__ import annotations
@@ -22,8 +23,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence, final
 
+from theorems.errors import InvalidInput
 from theorems.verdict import Verdict, fails, holds
 
+from . import cert_schema as S
 from . import poly as P
 from .exact_psd import check_psd
 
@@ -160,59 +163,36 @@ class Certificate:
         }
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "Certificate":
-        """Rebuild from :meth:`to_json` output; ``ValueError`` names the malformed field."""
-        if not isinstance(data, Mapping):
-            raise ValueError("certificate: expected a JSON object")
-        if data.get("format") != FORMAT or data.get("kind") != "nonnegativity":
-            raise ValueError(f"certificate: expected format {FORMAT!r} and kind 'nonnegativity'")
-        if data.get("version") != VERSION:
-            raise ValueError(f"certificate.version: expected {VERSION}, got {data.get('version')!r}")
-        variables = data.get("variables")
-        if not (isinstance(variables, list) and all(isinstance(v, str) and v for v in variables)):
-            raise ValueError("certificate.variables: expected a list of names")
+    def from_json(data: Mapping[str, Any], field: str = "certificate") -> "Certificate":
+        """Rebuild from :meth:`to_json` output, validating every field (:mod:`.cert_schema`);
+        :class:`~theorems.errors.InvalidInput` (a ``ValueError``) names the malformed field."""
+        d = S.header(data, field, FORMAT, VERSION, "nonnegativity",
+                     ("variables", "polynomial", "ineqs", "eqs", "sos_terms", "eq_terms"))
+        variables = S.variables(d["variables"], f"{field}.variables")
         n = len(variables)
-        label = data.get("label", "")
-        if not isinstance(label, str):
-            raise ValueError("certificate.label: expected a string")
-        terms = []
-        for k, t in enumerate(_list(data, "sos_terms")):
-            where = f"certificate.sos_terms[{k}]"
-            if not isinstance(t, Mapping):
-                raise ValueError(f"{where}: expected an object")
-            mult = t.get("multiplier")
-            if not (isinstance(mult, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in mult)):
-                raise ValueError(f"{where}.multiplier: expected a list of constraint indices")
-            basis = t.get("basis")
-            if not isinstance(basis, list):
-                raise ValueError(f"{where}.basis: expected a list of exponent lists")
-            basis_t = tuple(P.parse_monomial(m, n, f"{where}.basis[{i}]") for i, m in enumerate(basis))
-            gram = t.get("gram")
-            if not (isinstance(gram, list) and all(isinstance(r, list) for r in gram)):
-                raise ValueError(f"{where}.gram: expected a matrix (list of rows)")
-            gram_t = tuple(tuple(P.parse_rational(x, f"{where}.gram[{i}][{j}]") for j, x in enumerate(row))
-                           for i, row in enumerate(gram))
-            terms.append(SOSTerm(tuple(mult), basis_t, gram_t))
+        budget = S.Budget()
+        ineqs = tuple(freeze(S.polynomial(g, n, f"{field}.ineqs[{k}]", budget))
+                      for k, g in enumerate(S.lst(d["ineqs"], f"{field}.ineqs", S.MAX_TERMS, "polynomials")))
+        eqs = tuple(freeze(S.polynomial(h, n, f"{field}.eqs[{k}]", budget))
+                    for k, h in enumerate(S.lst(d["eqs"], f"{field}.eqs", S.MAX_TERMS, "polynomials")))
+        terms = tuple(SOSTerm(*S.sos_term(t, n, len(ineqs), f"{field}.sos_terms[{k}]", budget))
+                      for k, t in enumerate(S.lst(d["sos_terms"], f"{field}.sos_terms", S.MAX_TERMS, "terms")))
         eq_terms = []
-        for k, t in enumerate(_list(data, "eq_terms")):
-            where = f"certificate.eq_terms[{k}]"
-            if not isinstance(t, Mapping) or not isinstance(t.get("constraint"), int) \
-                    or isinstance(t.get("constraint"), bool):
-                raise ValueError(f"{where}: expected an object with an integer 'constraint'")
-            eq_terms.append(EqTerm(t["constraint"], freeze(P.from_json(t.get("multiplier"), n, f"{where}.multiplier"))))
+        for k, t in enumerate(S.lst(d["eq_terms"], f"{field}.eq_terms", S.MAX_TERMS, "terms")):
+            where = f"{field}.eq_terms[{k}]"
+            t = S.obj(t, where, ("constraint", "multiplier"))
+            if not eqs:
+                raise InvalidInput(f"{where}.constraint", "an index into eqs (the certificate has none)", t["constraint"])
+            index = S.integer(t["constraint"], f"{where}.constraint", 0, len(eqs) - 1)
+            eq_terms.append(EqTerm(index, freeze(S.polynomial(t["multiplier"], n, f"{where}.multiplier", budget))))
         return Certificate(
-            variables=tuple(variables),
-            polynomial=freeze(P.from_json(data.get("polynomial"), n, "certificate.polynomial")),
-            ineqs=tuple(freeze(P.from_json(g, n, f"certificate.ineqs[{k}]")) for k, g in enumerate(_list(data, "ineqs"))),
-            eqs=tuple(freeze(P.from_json(h, n, f"certificate.eqs[{k}]")) for k, h in enumerate(_list(data, "eqs"))),
-            sos_terms=tuple(terms),
+            variables=variables,
+            polynomial=freeze(S.polynomial(d["polynomial"], n, f"{field}.polynomial", budget)),
+            ineqs=ineqs,
+            eqs=eqs,
+            sos_terms=terms,
             eq_terms=tuple(eq_terms),
-            label=label,
+            label=d.get("label", ""),
         )
 
 
-def _list(data: Mapping[str, Any], key: str) -> list:
-    value = data.get(key, [])
-    if not isinstance(value, list):
-        raise ValueError(f"certificate.{key}: expected a list")
-    return value
