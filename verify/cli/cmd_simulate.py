@@ -40,6 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", choices=("cos", "abs"), default="cos", help="E_first with cos or |cos|")
     p.add_argument("--plot", metavar="FILE", help="write a PNG: E and V against t (log scale); tokens on S^2 when d = 3")
     p.add_argument("--json", dest="json_out", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
+                   help="float64 integrator: numpy DOP853 (default) or batched DOP853 on torch (needs the llm extra)")
+    p.add_argument("--device", choices=("cpu", "cuda"), help="torch device of --backend torch (default: cpu)")
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: when stderr is a terminal)")
     add_force_option(p)
     add_format_option(p)
@@ -85,8 +88,25 @@ def _check(args) -> list[Target]:
     if args.seed < 0 or args.seed >= 2 ** 32:
         raise InvalidInput("--seed", "an integer between 0 and 2^32 - 1", args.seed)
     targets = [Target(flag, Path(path)) for flag, path in (("--plot", args.plot), ("--json", args.json_out)) if path]
+    _check_backend(args)
     check_targets(targets, args.force)  # checked before integrating, not when writing the result
     return targets
+
+
+def _check_backend(args) -> None:
+    """``--backend torch`` needs torch, and ``--device cuda`` a CUDA device: refused (exit 2) before any work."""
+    if args.backend != "torch":
+        if args.device is not None:
+            raise UsageError("--device applies to --backend torch only")
+        return
+    if args.digits is not None:
+        raise UsageError("--digits and --backend torch cannot be combined (torch runs float64 or float32)")
+    from numerics.torch_backend import _torch
+
+    torch = _torch()  # MissingDependency (exit 2) names the install command
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise UsageError(f"--device cuda: CUDA is not available to torch {torch.__version__} on this machine "
+                         "(torch.cuda.is_available() is False); use --device cpu or a CUDA build of torch")
 
 
 def _system(args):
@@ -115,7 +135,13 @@ def run(args) -> int:
             traj = TaylorMP(digits=args.digits).integrate(system, args.t_end, samples=args.points, progress=bar)
         else:
             batch = [system] if args.samples is None else with_random_tokens(system, args.samples, args.seed)
-            traj = DOP853(rtol=args.rtol, atol=args.atol).integrate(batch, args.t_end, samples=args.points, progress=bar)
+            if args.backend == "torch":
+                from numerics.torch_dop853 import TorchDOP853
+
+                integrator = TorchDOP853(rtol=args.rtol, atol=args.atol, device=args.device or "cpu")
+            else:
+                integrator = DOP853(rtol=args.rtol, atol=args.atol)
+            traj = integrator.integrate(batch, args.t_end, samples=args.points, progress=bar)
     finally:
         bar.close()
     payload: dict[str, Any] = {"instance": system.name, "N": system.N, "d": system.d, "H": system.H,
