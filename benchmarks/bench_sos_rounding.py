@@ -2,9 +2,13 @@
 
 For each problem prints the plain float solve time, the margin (interior point) solve time, the
 exact rounding + projection + PSD/identity check time and the ratio
-``(margin + exact) / float``.  Median of ``--repeat`` runs.  Run:
+``(margin + exact) / float``.  Median of ``--repeat`` runs.  Then the exact PSD decisions on
+their own, side by side: python-flint (:mod:`theorems.psd_flint`, the search side and the
+predicates) against the pure-Python LDL^T re-checker (:mod:`verify.sos.exact_psd`), on a
+120 x 120 Gram block rounded to denominator 2^26 as the rounding step produces it, and on the
+``p^2 I - A^T A`` matrix of a d = 64 norm bound.  Run:
 
-    python benchmarks/bench_sos_rounding.py [--repeat 3] [--format text|json]
+    python benchmarks/bench_sos_rounding.py [--repeat 3] [--format text|json] [--psd-only]
 """
 from __future__ import annotations
 
@@ -49,13 +53,50 @@ def problems():
     ]
 
 
+def psd_cases():
+    """``(name, matrix)``: exact symmetric matrices of the sizes the issue measured."""
+    import numpy as np
+
+    rng = np.random.default_rng(120)
+    A = rng.standard_normal((120, 120))
+    gram = A @ A.T / 120 + 0.05 * np.eye(120)  # an interior float Gram point, like the margin solve's
+    D = 2 ** 26
+    block = [[Fraction(round(float(gram[min(i, j), max(i, j)]) * D), D) for j in range(120)] for i in range(120)]
+    B = [[Fraction(int(v), 8) for v in row] for row in rng.integers(-9, 10, size=(64, 64))]
+    p2 = Fraction(int(np.linalg.norm(np.array(B, dtype=float), 2) ** 2) + 1)
+    shifted = [[(p2 if i == j else 0) - sum(B[k][i] * B[k][j] for k in range(64)) for j in range(64)]
+               for i in range(64)]
+    return [("Gram block 120 x 120 (denominator 2^26)", block), ("norm bound p^2 I - A^T A, d = 64", shifted)]
+
+
+def psd_rows(repeat: int) -> list[dict]:
+    from theorems.psd_flint import psd_decision
+    from verify.sos.exact_psd import check_psd
+
+    rows = []
+    for name, matrix in psd_cases():
+        timings = {}
+        for label, decide in (("flint_s", lambda m: psd_decision(m).psd), ("python_s", lambda m: check_psd(m).ok)):
+            samples, verdicts = [], set()
+            for _ in range(max(1, repeat if label == "flint_s" else 1)):  # the pure-Python side is slow: once
+                start = time.perf_counter()
+                verdicts.add(decide(matrix))
+                samples.append(time.perf_counter() - start)
+            timings[label] = statistics.median(samples)
+            timings[label.replace("_s", "_psd")] = verdicts.pop()
+        rows.append({"case": name, **timings, "speedup": timings["python_s"] / timings["flint_s"]})
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--psd-only", action="store_true", help="only the PSD decisions (no SDP solves)")
     args = parser.parse_args(argv)
+    psd = psd_rows(args.repeat)
     rows = []
-    for name, run in problems():
+    for name, run in ([] if args.psd_only else problems()):
         samples = []
         for _ in range(max(1, args.repeat)):
             start = time.perf_counter()
@@ -69,14 +110,21 @@ def main(argv=None) -> int:
                      "float_solve_s": med[0], "margin_solve_s": med[1], "exact_s": med[2], "wall_s": med[3],
                      "ratio": (med[1] + med[2]) / med[0] if med[0] > 0 else float("nan")})
     if args.format == "json":
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"problems": rows, "psd": psd}, indent=2) + "\n")
         return 0
-    header = f"{'problem':38s} {'verdict':8s} {'max block':>9s} {'float s':>8s} {'margin s':>9s} {'exact s':>8s} {'ratio':>6s} {'wall s':>7s}"
-    sys.stdout.write(header + "\n" + "-" * len(header) + "\n")
-    for r in rows:
-        sys.stdout.write(f"{r['problem']:38s} {r['verdict']:8s} {max(r['gram_blocks'] or [0]):9d} {r['float_solve_s']:8.4f} {r['margin_solve_s']:9.4f} "
-                         f"{r['exact_s']:8.4f} {r['ratio']:6.2f} {r['wall_s']:7.3f}\n")
-    sys.stdout.write("ratio = (margin solve + exact rounding/projection/check) / float solve\n")
+    if rows:
+        header = f"{'problem':38s} {'verdict':8s} {'max block':>9s} {'float s':>8s} {'margin s':>9s} {'exact s':>8s} {'ratio':>6s} {'wall s':>7s}"
+        sys.stdout.write(header + "\n" + "-" * len(header) + "\n")
+        for r in rows:
+            sys.stdout.write(f"{r['problem']:38s} {r['verdict']:8s} {max(r['gram_blocks'] or [0]):9d} {r['float_solve_s']:8.4f} {r['margin_solve_s']:9.4f} "
+                             f"{r['exact_s']:8.4f} {r['ratio']:6.2f} {r['wall_s']:7.3f}\n")
+        sys.stdout.write("ratio = (margin solve + exact rounding/projection/check) / float solve\n\n")
+    head = f"{'exact PSD decision':42s} {'flint s':>8s} {'pure-Python s':>14s} {'speedup':>8s}  verdicts"
+    sys.stdout.write(head + "\n" + "-" * len(head) + "\n")
+    for r in psd:
+        agree = "agree" if r["flint_psd"] == r["python_psd"] else "DISAGREE"
+        sys.stdout.write(f"{r['case']:42s} {r['flint_s']:8.3f} {r['python_s']:14.3f} {r['speedup']:7.0f}x  "
+                         f"PSD={r['flint_psd']} ({agree})\n")
     return 0
 
 

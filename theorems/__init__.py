@@ -3,8 +3,8 @@
 Base package of consensus-verify; it imports neither ``verify``, ``numerics`` nor ``llm_checks``.
 """
 from .errors import ConsensusVerifyError, InvalidInput, MissingDependency, UnknownName
-from .system import AttentionSystem, Head, simple_system
-from .system_json import load_system, system_from_dict, system_to_dict
+from .system import AttentionSystem, Head
+from .system_json import load_system, simple_system, system_from_dict, system_to_dict
 from .verdict import Status, Verdict
 
 __all__ = [

@@ -34,6 +34,11 @@ class InvalidInput(ConsensusVerifyError, ValueError):
         super().__init__(message)
 
 
+class InvalidType(InvalidInput, TypeError):
+    """Input of the wrong type (a bool where a number is expected, an unsupported schedule); also a
+    ``TypeError``, so code that tells types apart by catching ``TypeError`` keeps working."""
+
+
 class UnknownName(ConsensusVerifyError, KeyError):
     """A name (theorem id, preset, model) that is not in a registry; suggests close matches."""
 

@@ -18,7 +18,7 @@ import sympy
 
 from .enclosure import check_condition
 from .errors import InvalidInput
-from .matrices import ConstantMatrix, MatrixSchedule
+from .matrices import MatrixSchedule
 
 Mask = Literal["full", "causal"]
 TOKEN_NORM_TOL = 1e-12
@@ -124,53 +124,3 @@ def _check_exact_unit(i: int, row) -> None:
                            f"|x|^2 - 1 = {sympy.N(residual, 6)}", hint)
     raise InvalidInput(f"tokens[{i}]", "a unit vector whose norm can be proved to be exactly 1",
                        f"|x|^2 - 1 = {residual} (could not be simplified to 0)", hint)
-
-
-def simple_system(P, U, tokens, *, beta=1, mask: Mask = "full", name: str = "instance") -> AttentionSystem:
-    """Build a one-or-more-head system from plain Python data (exact where the data are exact).
-
-    ``P`` and ``U`` are a matrix (nested lists / SymPy) for one head or a list of them for
-    several heads; ``"identity"`` is accepted for ``U``.
-    """
-    from .system_json import system_from_dict
-
-    heads_P = P if _is_list_of_matrices(P) else [P]
-    heads_U = U if _is_list_of_matrices(U) else [U] * len(heads_P)
-    data = {
-        "name": name, "d": len(tokens[0]), "beta": _plain(beta), "mask": mask,
-        "heads": [{"P": _plain(p), "U": _plain(u)} for p, u in zip(heads_P, heads_U)],
-        "tokens": _plain(tokens),
-    }
-    return system_from_dict(data)
-
-
-def _is_list_of_matrices(x) -> bool:
-    if isinstance(x, (str, dict, sympy.MatrixBase, np.ndarray)):
-        return False
-    try:
-        first = x[0]
-        return not isinstance(first, str) and hasattr(first, "__len__") and hasattr(first[0], "__len__") \
-            and not isinstance(first[0], str)
-    except (TypeError, IndexError, KeyError):
-        return False
-
-
-def _plain(x):
-    """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
-    if isinstance(x, (str, int, float, dict)) or x is None:
-        return x
-    if isinstance(x, sympy.MatrixBase):
-        return [[_plain(v) for v in x.row(i)] for i in range(x.rows)]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, sympy.Integer):
-        return int(x)
-    if isinstance(x, sympy.Float):
-        return float(x)
-    if isinstance(x, sympy.Basic):
-        return str(x)
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, ConstantMatrix):
-        return x.to_json()
-    return x

@@ -23,7 +23,7 @@ from .errors import InvalidInput
 from .safe_json import read_json
 from .expressions import is_exact, parse_entry, parse_positive_constant, parse_scalar, t
 from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
-from .system import AttentionSystem, Head, LayerNormSpec
+from .system import AttentionSystem, Head, LayerNormSpec, Mask
 
 TOP_KEYS = {"name", "description", "d", "N", "beta", "mask", "heads", "tokens", "normalize_tokens", "layer_norm"}
 REQUIRED = ("d", "beta", "mask", "heads", "tokens")
@@ -263,4 +263,52 @@ def system_to_dict(system: AttentionSystem) -> dict[str, Any]:
     return out
 
 
-__all__ = ["system_from_dict", "load_system", "system_to_dict", "t"]
+def simple_system(P, U, tokens, *, beta=1, mask: Mask = "full", name: str = "instance") -> AttentionSystem:
+    """Build a one-or-more-head system from plain Python data (exact where the data are exact).
+
+    ``P`` and ``U`` are a matrix (nested lists / SymPy) for one head or a list of them for
+    several heads; ``"identity"`` is accepted for ``U``.
+    """
+    heads_P = P if _is_list_of_matrices(P) else [P]
+    heads_U = U if _is_list_of_matrices(U) else [U] * len(heads_P)
+    data = {
+        "name": name, "d": len(tokens[0]), "beta": _plain(beta), "mask": mask,
+        "heads": [{"P": _plain(p), "U": _plain(u)} for p, u in zip(heads_P, heads_U)],
+        "tokens": _plain(tokens),
+    }
+    return system_from_dict(data)
+
+
+def _is_list_of_matrices(x) -> bool:
+    if isinstance(x, (str, dict, sympy.MatrixBase, np.ndarray)):
+        return False
+    try:
+        first = x[0]
+        return not isinstance(first, str) and hasattr(first, "__len__") and hasattr(first[0], "__len__") \
+            and not isinstance(first[0], str)
+    except (TypeError, IndexError, KeyError):
+        return False
+
+
+def _plain(x):
+    """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
+    if isinstance(x, (str, int, float, dict)) or x is None:
+        return x
+    if isinstance(x, sympy.MatrixBase):
+        return [[_plain(v) for v in x.row(i)] for i in range(x.rows)]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, sympy.Integer):
+        return int(x)
+    if isinstance(x, sympy.Float):
+        return float(x)
+    if isinstance(x, sympy.Basic):
+        return str(x)
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, ConstantMatrix):
+        return x.to_json()
+    return x
+
+
+__all__ = ["system_from_dict", "load_system", "simple_system", "system_to_dict", "t"]

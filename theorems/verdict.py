@@ -7,9 +7,24 @@ can be re-checked by something other than the code that produced it.  A verdict 
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
+
+from .errors import InvalidInput
+
+
+class ExitCode(enum.IntEnum):
+    """The exit codes of the ``verify`` command (README): the one table of them."""
+
+    OK = 0
+    CRASH = 1
+    USAGE = 2
+    REFUTED = 3
+    INCONCLUSIVE = 4
+    CERT_INVALID = 5
+    """``verify recheck``: a well-formed certificate whose exact re-check fails (proves and refutes nothing)."""
 
 
 class Status(enum.Enum):
@@ -20,7 +35,7 @@ class Status(enum.Enum):
     @property
     def exit_code(self) -> int:
         """CLI exit code carried by the verdict: 0 holds, 3 fails (refuted), 4 unknown."""
-        return {Status.HOLDS: 0, Status.FAILS: 3, Status.UNKNOWN: 4}[self]
+        return {Status.HOLDS: ExitCode.OK, Status.FAILS: ExitCode.REFUTED, Status.UNKNOWN: ExitCode.INCONCLUSIVE}[self]
 
 
 @dataclass(frozen=True)
@@ -31,7 +46,12 @@ class Verdict:
     one sentence why, ``witness`` holds re-checkable data (exact rationals as strings) and
     ``exact`` says whether the answer was reached in exact arithmetic (a float measurement that
     fails is still a failure; a float measurement never makes a hypothesis hold unless it is a
-    proven bound).
+    proven bound).  ``evidence`` is the typed payload (a frozen record, e.g.
+    :class:`theorems.predicates.evidence.PBound`) that proofs read instead of witness keys; it is
+    not serialised (the witness carries the same data as JSON).
+
+    Fields are validated at construction: ``Verdict("x", "holds", "r")`` raises
+    :class:`~theorems.errors.InvalidInput` (a string is not a :class:`Status`).
     """
 
     name: str
@@ -39,6 +59,25 @@ class Verdict:
     reason: str
     witness: Mapping[str, Any] = field(default_factory=dict)
     exact: bool = True
+    evidence: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInput("Verdict.name", "a non-empty string", self.name)
+        if not isinstance(self.status, Status):
+            raise InvalidInput("Verdict.status", "a Status member (Status.HOLDS, FAILS or UNKNOWN)", self.status,
+                               "use theorems.verdict.holds/fails/unknown")
+        if not isinstance(self.reason, str):
+            raise InvalidInput("Verdict.reason", "a string", self.reason)
+        if not isinstance(self.witness, Mapping):
+            raise InvalidInput("Verdict.witness", "a mapping", type(self.witness).__name__)
+        if type(self.exact).__name__ not in ("bool", "bool_"):  # numpy's bool_ is accepted and stored as bool
+            raise InvalidInput("Verdict.exact", "a bool", self.exact)
+        object.__setattr__(self, "exact", bool(self.exact))
+        ev = self.evidence
+        if ev is not None and not (dataclasses.is_dataclass(ev) and not isinstance(ev, type)
+                                   and type(ev).__dataclass_params__.frozen):
+            raise InvalidInput("Verdict.evidence", "a frozen dataclass instance or None", type(ev).__name__)
 
     @property
     def holds(self) -> bool:
@@ -54,16 +93,19 @@ class Verdict:
         }
 
 
-def holds(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True) -> Verdict:
-    return Verdict(name, Status.HOLDS, reason, dict(witness or {}), exact)
+def holds(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True,
+          evidence: Any = None) -> Verdict:
+    return Verdict(name, Status.HOLDS, reason, dict(witness or {}), exact, evidence)
 
 
-def fails(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True) -> Verdict:
-    return Verdict(name, Status.FAILS, reason, dict(witness or {}), exact)
+def fails(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True,
+          evidence: Any = None) -> Verdict:
+    return Verdict(name, Status.FAILS, reason, dict(witness or {}), exact, evidence)
 
 
-def unknown(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True) -> Verdict:
-    return Verdict(name, Status.UNKNOWN, reason, dict(witness or {}), exact)
+def unknown(name: str, reason: str, witness: Mapping[str, Any] | None = None, exact: bool = True,
+            evidence: Any = None) -> Verdict:
+    return Verdict(name, Status.UNKNOWN, reason, dict(witness or {}), exact, evidence)
 
 
 def combine(statuses: Iterable[Status]) -> Status:

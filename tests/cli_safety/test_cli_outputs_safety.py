@@ -12,7 +12,7 @@ import pytest
 
 from theorems.errors import InvalidInput
 from verify.cli.main import main
-from verify.cli.outputs import Target, check_targets, write_all
+from verify.outputs import Target, check_targets, write_all
 
 SIM = ["simulate", "--preset", "constant-identity-full", "--t-end", "1", "--points", "3"]
 QUARTIC = "2*x^4 + 2*x^3*y - x^2*y^2 + 5*y^4"

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from verify.sos import poly as P
+from verify.sos import poly
 from verify.sos.certificate import Certificate, SOSTerm, freeze
 from verify.sos.exact_psd import check_psd
 
@@ -13,21 +13,21 @@ from verify.sos.exact_psd import check_psd
 def test_poly_arithmetic_matches_expansion():
     x = {(1, 0): F(1)}
     y = {(0, 1): F(1)}
-    s = P.add(x, y)
-    square = P.mul(s, s)
+    s = poly.add(x, y)
+    square = poly.mul(s, s)
     assert square == {(2, 0): F(1), (1, 1): F(2), (0, 2): F(1)}
-    assert P.sub(square, square) == {}
-    assert P.evaluate(square, (F(1, 2), F(-1, 3))) == F(1, 36)
-    assert P.derivative(square, 0) == {(1, 0): F(2), (0, 1): F(2)}
-    assert P.degree({}) == -1 and P.degree(square) == 2
-    assert P.to_text(P.sub(square, {(0, 0): F(3, 2)}), ("x", "y")) == "x^2 + 2*x*y + y^2 - 3/2"
+    assert poly.sub(square, square) == {}
+    assert poly.evaluate(square, (F(1, 2), F(-1, 3))) == F(1, 36)
+    assert poly.derivative(square, 0) == {(1, 0): F(2), (0, 1): F(2)}
+    assert poly.degree({}) == -1 and poly.degree(square) == 2
+    assert poly.to_text(poly.sub(square, {(0, 0): F(3, 2)}), ("x", "y")) == "x^2 + 2*x*y + y^2 - 3/2"
 
 
 def test_monomials_up_to_counts():
     from math import comb
     for n in (1, 2, 3):
         for d in (0, 1, 2, 3):
-            assert len(P.monomials_up_to(n, 0, d)) == comb(n + d, d)
+            assert len(poly.monomials_up_to(n, 0, d)) == comb(n + d, d)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -113,10 +113,10 @@ def test_random_rational_identities_recheck():
     rng = random.Random(7)
     checked = 0
     for _ in range(25):
-        basis = tuple(P.monomials_up_to(2, 0, 2))
+        basis = tuple(poly.monomials_up_to(2, 0, 2))
         B = [[F(rng.randint(-3, 3), rng.randint(1, 4)) for _ in range(3)] for _ in basis]
         gram = tuple(tuple(sum(B[i][k] * B[j][k] for k in range(3)) for j in range(len(basis))) for i in range(len(basis)))
-        p = P.gram_poly({(0, 0): F(1)}, basis, gram)
+        p = poly.gram_poly({(0, 0): F(1)}, basis, gram)
         cert = Certificate(("x", "y"), freeze(p), (), (), (SOSTerm((), basis, gram),), ())
         assert cert.recheck().holds
         checked += 1

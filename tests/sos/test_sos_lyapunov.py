@@ -7,7 +7,7 @@ import sympy
 from theorems.errors import InvalidInput
 from theorems.verdict import Status
 from verify.sos import LyapunovCertificate, certificate_from_json, find_lyapunov
-from verify.sos import poly as P
+from verify.sos import poly
 from verify.sos.certificate import thaw
 
 x, y, z = sympy.symbols("x y z")
@@ -35,7 +35,7 @@ def test_textbook_systems_are_certified(name, field, variables, degree, decay):
     for k in range(1, 4):
         point = tuple(F(k * (i + 1), 3) * (-1) ** i for i in range(n))
         v = thaw(cert.V)
-        assert P.evaluate(v, point) >= cert.eps * sum(c * c for c in point)
+        assert poly.evaluate(v, point) >= cert.eps * sum(c * c for c in point)
     again = certificate_from_json(cert.to_json())
     assert again == cert and again.recheck().holds
 

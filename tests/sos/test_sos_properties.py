@@ -5,7 +5,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from theorems.verdict import Status
-from verify.sos import poly as P
+from verify.sos import poly
+from verify.sos.options import SOSOptions
 from verify.sos.prove import prove_exact
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=4)
@@ -20,20 +21,20 @@ def test_strictly_positive_sums_of_squares_are_certified(rows, shift):
     p = {(0, 0): shift, (4, 0): shift, (0, 4): shift}
     for coefs in rows:
         form = {m: c for m, c in zip(monos, coefs) if c}
-        P.add_into(p, P.mul(form, form))
-    result = prove_exact(p, ("x", "y"), refute=False)
+        poly.add_into(p, poly.mul(form, form))
+    result = prove_exact(p, ("x", "y"), options=SOSOptions(refute=False))
     assert result.status is Status.HOLDS, result.verdict.reason
     assert result.certificate.recheck().holds
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(P.monomials_up_to(2, 0, 4)), small, min_size=1, max_size=8),
+@given(st.dictionaries(st.sampled_from(poly.monomials_up_to(2, 0, 4)), small, min_size=1, max_size=8),
        st.lists(st.tuples(small, small), min_size=5, max_size=5))
 def test_anything_certified_is_nonnegative_at_sampled_points(coefs, points):
     p = {m: c for m, c in coefs.items() if c}
-    result = prove_exact(p, ("x", "y"), refute=False)
+    result = prove_exact(p, ("x", "y"), options=SOSOptions(refute=False))
     if result.status is Status.HOLDS:
         assert result.certificate.recheck().holds
-        assert all(P.evaluate(p, pt) >= 0 for pt in points)
+        assert all(poly.evaluate(p, pt) >= 0 for pt in points)
     else:
         assert result.certificate is None

@@ -7,7 +7,7 @@ import sympy
 from theorems.errors import InvalidInput
 from theorems.verdict import Status
 from verify.sos import Certificate, prove_nonnegative
-from verify.sos import poly as P
+from verify.sos import poly
 
 x, y, z = sympy.symbols("x y z")
 
@@ -71,7 +71,7 @@ def test_refutation_returns_exact_witness():
     result = prove_nonnegative(p, [x, y])
     assert result.status is Status.FAILS and result.certificate is None
     point = tuple(F(result.verdict.witness["point"][v]) for v in ("x", "y"))
-    value = P.evaluate({(2, 0): F(1), (0, 2): F(1), (1, 1): F(-2), (0, 0): F(-1, 10)}, point)
+    value = poly.evaluate({(2, 0): F(1), (0, 2): F(1), (1, 1): F(-2), (0, 0): F(-1, 10)}, point)
     assert value < 0 and str(value) == result.verdict.witness["value"]
 
 
@@ -145,3 +145,18 @@ def test_a_field_starting_with_a_minus_sign(capsys):
 
     assert main(["lyapunov", "--field", "-x", "--vars", "x"]) == 0
     assert "HOLDS" in capsys.readouterr().out
+
+
+def test_options_are_one_validated_frozen_record():
+    import dataclasses
+
+    from theorems.errors import InvalidInput
+    from verify.sos.options import SOSOptions
+
+    opts = SOSOptions(solver="scs", denominators=[256])
+    assert opts.solver == "SCS" and opts.denominators == (256,)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.degree = 4
+    for bad in ({"solver": "mosek"}, {"products": 1}, {"denominators": []}, {"degree": True}, {"refute": "yes"}):
+        with pytest.raises(InvalidInput):
+            SOSOptions(**bad)

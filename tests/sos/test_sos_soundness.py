@@ -21,8 +21,9 @@ import numpy as np
 
 from theorems.verdict import Status
 from verify.sos import find_lyapunov
-from verify.sos import poly as P
+from verify.sos import poly
 from verify.sos.certificate import Certificate, SOSTerm, freeze
+from verify.sos.options import SOSOptions
 from verify.sos.prove import prove_exact
 
 NAMES = ("x", "y")
@@ -30,7 +31,7 @@ NAMES = ("x", "y")
 
 def _rand_q(rng, n, degree):
     q = {}
-    for mono in P.monomials_up_to(n, 0, degree):
+    for mono in poly.monomials_up_to(n, 0, degree):
         if rng.random() < 0.6:
             c = F(rng.randint(-5, 5), rng.randint(1, 3))
             if c:
@@ -43,12 +44,12 @@ def _point(rng, n, lo=-2, hi=2):
 
 
 def _check_not_certified(result, p, ineqs, eqs, x0, record):
-    assert P.evaluate(p, x0) < 0 and all(P.evaluate(g, x0) >= 0 for g in ineqs)  # the claim is false
+    assert poly.evaluate(p, x0) < 0 and all(poly.evaluate(g, x0) >= 0 for g in ineqs)  # the claim is false
     assert result.status is not Status.HOLDS and result.certificate is None, result.verdict.reason
     if result.status is Status.FAILS:
         point = tuple(F(result.verdict.witness["point"][v]) for v in NAMES[:len(x0)])
-        assert P.evaluate(p, point) < 0
-        assert all(P.evaluate(g, point) >= 0 for g in ineqs) and all(P.evaluate(h, point) == 0 for h in eqs)
+        assert poly.evaluate(p, point) < 0
+        assert all(poly.evaluate(g, point) >= 0 for g in ineqs) and all(poly.evaluate(h, point) == 0 for h in eqs)
         record["refuted"] += 1
     else:
         record["unknown"] += 1
@@ -70,8 +71,8 @@ def test_family_a_random_negative_point():
         degree = rng.choice([2, 4])
         q = _rand_q(rng, 2, degree)
         x0 = _point(rng, 2)
-        p = P.sub(q, {(0, 0): P.evaluate(q, x0) + F(1, rng.randint(1, 50))})
-        result = prove_exact(p, NAMES, refute=(k % 2 == 0))
+        p = poly.sub(q, {(0, 0): poly.evaluate(q, x0) + F(1, rng.randint(1, 50))})
+        result = prove_exact(p, NAMES, options=SOSOptions(refute=(k % 2 == 0)))
         _check_not_certified(result, p, (), (), x0, record)
         if k % 2 == 0:
             assert result.status is Status.FAILS  # a point this generous is always found
@@ -89,13 +90,13 @@ def test_family_b_near_sos_minus_tiny_delta():
         for _ in range(2):
             form = {m: F(rng.randint(-3, 3)) for m in [(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]}
             form = {m: c for m, c in form.items() if c}
-            form[(0, 0)] = -P.evaluate(form, x0)
+            form[(0, 0)] = -poly.evaluate(form, x0)
             form = {m: c for m, c in form.items() if c}
-            P.add_into(s, P.mul(form, form))
+            poly.add_into(s, poly.mul(form, form))
         delta = F(1, 10 ** rng.choice([6, 8, 9, 10, 11, 12]))
-        p = P.sub(s, {(0, 0): delta})
+        p = poly.sub(s, {(0, 0): delta})
         before = record["solver_accepted_exact_rejected"]
-        _check_not_certified(prove_exact(p, NAMES, refute=False), p, (), (), x0, record)
+        _check_not_certified(prove_exact(p, NAMES, options=SOSOptions(refute=False)), p, (), (), x0, record)
         accepted += record["solver_accepted_exact_rejected"] - before
         record["claims"] += 1
     # the point of this family: the float solver says "optimal" for most of them
@@ -140,15 +141,15 @@ def test_family_c_unstable_linear_systems():
         field = _linear_field(A)
         lie = {}
         for i, f in enumerate(field):
-            P.add_into(lie, P.mul(P.derivative(V, i), f))
-        claim = P.scale(lie, -1)  # -dV/dt >= 0: false because the origin is unstable
+            poly.add_into(lie, poly.mul(poly.derivative(V, i), f))
+        claim = poly.scale(lie, -1)  # -dV/dt >= 0: false because the origin is unstable
         # find an explicit rational point where the claim fails (it exists: V cannot certify stability)
         x0 = None
         for d in (1, 2, 4, 8, 16, 64):
             for a in range(-d * 2, d * 2 + 1):
                 for b in range(-d * 2, d * 2 + 1):
                     pt = (F(a, d), F(b, d))
-                    if P.evaluate(claim, pt) < 0:
+                    if poly.evaluate(claim, pt) < 0:
                         x0 = pt
                         break
                 if x0:
@@ -156,7 +157,7 @@ def test_family_c_unstable_linear_systems():
             if x0:
                 break
         assert x0 is not None
-        result = prove_exact(claim, NAMES, refute=(k % 2 == 0))
+        result = prove_exact(claim, NAMES, options=SOSOptions(refute=(k % 2 == 0)))
         _check_not_certified(result, claim, (), (), x0, record)
         record["claims"] += 1
     assert record["claims"] == FAMILY_SIZES["C"] and record["refuted"] >= 10
@@ -173,8 +174,8 @@ def test_family_d_constrained_false_claims():
             ineqs = [{(1, 0): F(1)}, {(1, 0): F(-1), (0, 0): F(1)}, {(0, 1): F(1)}, {(0, 1): F(-1), (0, 0): F(1)}]
             x0 = (F(rng.randint(0, 4), 4), F(rng.randint(0, 4), 4))  # box [0,1]^2
         q = _rand_q(rng, 2, rng.choice([1, 2, 2]))
-        p = P.sub(q, {(0, 0): P.evaluate(q, x0) + F(1, rng.choice([3, 100, 10 ** 6, 10 ** 9]))})
-        result = prove_exact(p, NAMES, ineqs, (), degree=2, products=bool(k % 2), refute=(k % 2 == 0))
+        p = poly.sub(q, {(0, 0): poly.evaluate(q, x0) + F(1, rng.choice([3, 100, 10 ** 6, 10 ** 9]))})
+        result = prove_exact(p, NAMES, ineqs, (), SOSOptions(degree=2, products=bool(k % 2), refute=(k % 2 == 0)))
         _check_not_certified(result, p, ineqs, (), x0, record)
         record["claims"] += 1
     assert record["claims"] == FAMILY_SIZES["D"] and record["refuted"] >= 20 and record["unknown"] >= 25, record
@@ -194,13 +195,13 @@ def test_plausible_tampered_certificates_rejected():
     for _ in range(20):
         B = [[F(rng.randint(-3, 3)) for _ in range(3)] for _ in range(3)]
         G = [[sum(B[i][k] * B[j][k] for k in range(3)) + (1 if i == j else 0) for j in range(3)] for i in range(3)]
-        p = P.gram_poly({(0, 0): F(1)}, basis, G)
+        p = poly.gram_poly({(0, 0): F(1)}, basis, G)
         t = F(rng.randint(50, 200))
         shifted = tuple(tuple(G[i][j] + t * null[i][j] for j in range(3)) for i in range(3))
         cert = Certificate(NAMES, freeze(p), (), (), (SOSTerm((), basis, shifted),), ())
-        assert P.gram_poly({(0, 0): F(1)}, basis, shifted) == p  # the identity really holds
+        assert poly.gram_poly({(0, 0): F(1)}, basis, shifted) == p  # the identity really holds
         assert cert.recheck().status is Status.FAILS
-        off = Certificate(NAMES, freeze(P.sub(p, {(4, 0): F(1, 10 ** 9)})), (), (),
+        off = Certificate(NAMES, freeze(poly.sub(p, {(4, 0): F(1, 10 ** 9)})), (), (),
                           (SOSTerm((), basis, tuple(map(tuple, G))),), ())
         assert off.recheck().status is Status.FAILS
         rejected += 2

@@ -1,5 +1,5 @@
 """The catalogue of results (SPEC §2) as data; see :mod:`theorems.catalogue.registry`."""
 from .base import HypothesisReport, Theorem
-from .registry import all_theorems, get
+from .registry import CATALOGUE, Registry, all_theorems, get, using
 
-__all__ = ["HypothesisReport", "Theorem", "all_theorems", "get"]
+__all__ = ["CATALOGUE", "HypothesisReport", "Registry", "Theorem", "all_theorems", "get", "using"]

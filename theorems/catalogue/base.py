@@ -5,14 +5,21 @@ heavy work (evaluating hypotheses, proving symbolic claims) happens only in expl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, TypeVar
 
+from ..errors import InvalidInput
 from ..predicates.base import Predicate
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine
 
 Kind = Literal["theorem", "lemma", "claim", "proposition"]
+EvidenceVariant = Literal["cos", "abs"]
+"""Metric of the numerical evidence: ``"cos"``, or ``"abs"`` (``|cos|``) for results predicting
+alignment with a line (SPEC §4)."""
+E = TypeVar("E")
+_PLAN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,12 @@ class Theorem:
 
     ``proof`` is set for claims that this project proves symbolically (D1, LN1); the
     certificates of ``verify theorem`` live in :mod:`verify.certificates`, not here.
+
+    ``plan`` registers the proof plan of ``verify theorem`` with the entry: ``"module:attribute"``
+    naming a :class:`verify.theorem.plan.ProofPlan` (a string, because this base package does not
+    import :mod:`verify`), or the plan object itself.  ``evidence`` is the metric of the numerical
+    evidence, or None for results with nothing to simulate.  Adding a result touches its entry and
+    its proof module only (docs/adding-a-result.md).
     """
 
     id: str
@@ -33,12 +46,18 @@ class Theorem:
     reading: str
     example: Callable[[], AttentionSystem]
     proof: Callable[[], Verdict] | None = None
-    aliases: tuple[str, ...] = field(default=())
+    plan: Any = None
+    evidence: EvidenceVariant | None = "cos"
 
     def __post_init__(self) -> None:
         ids = [h.id for h in self.hypotheses]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"theorem {self.id}: duplicate hypotheses {ids}")
+            raise InvalidInput(f"theorem {self.id}: hypotheses", "distinct predicate ids", ids)
+        if self.plan is None or (isinstance(self.plan, str) and not _PLAN_REF.match(self.plan)):
+            raise InvalidInput(f"theorem {self.id}: plan", "'module:attribute' naming a proof plan, or the plan",
+                               self.plan, "e.g. plan='verify.theorem.proofs_causal:PLAN_4_2'")
+        if self.evidence not in ("cos", "abs", None):
+            raise InvalidInput(f"theorem {self.id}: evidence", "'cos', 'abs' or None", self.evidence)
 
     def check(self, system: AttentionSystem | None = None) -> "HypothesisReport":
         """Evaluate every hypothesis on ``system`` (default: the built-in example)."""
@@ -74,6 +93,14 @@ class HypothesisReport:
     @property
     def failing(self) -> tuple[Verdict, ...]:
         return tuple(v for v in self.verdicts if v.status is Status.FAILS)
+
+    def evidence(self, kind: type[E], holding: bool = True) -> E | None:
+        """The typed payload of kind ``kind`` (:mod:`theorems.predicates.evidence`) of the first
+        hypothesis verdict that carries one (that holds, unless ``holding=False``); else None."""
+        for v in self.verdicts:
+            if isinstance(v.evidence, kind) and (v.holds or not holding):
+                return v.evidence
+        return None
 
     def to_json(self) -> dict[str, Any]:
         s = self.system

@@ -17,7 +17,8 @@ from ..predicates.bounded import PBounded
 from ..predicates.structure import EqualLNScales, MaskIs, OneHead
 from ..predicates.u_definite import UPositiveDefinite
 from ..predicates.value_map import USimpleTopEigenvalue, USymmetric, UTimeInvariant
-from ..system import AttentionSystem, simple_system
+from ..system import AttentionSystem
+from ..system_json import simple_system
 from .base import Theorem
 
 P_44 = [["-1/2", "3/4", "5/8"], [1, "3/4", "-1/2"], ["-1/4", "-1/8", "1/8"]]
@@ -56,6 +57,7 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
                      "paper's statement). It is false: a certified asymptotically stable equilibrium off span(v) refutes "
                      "it (examples/counterexample_4_4_sym.json); the toolkit never reports it as holding."),
             example=example_44_later,
+            plan="verify.theorem.proofs_counterexample:LATER_TOKEN_ALIGNMENT",
         ),
         Theorem(
             id="4.4-same-sign", kind="claim", title="Same-sign consensus under positive-definite U (false)",
@@ -67,5 +69,6 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
                      "U = diag(1, 1/20, 1/20), P = diag(3, 0, 0), beta = 1 has the stable equilibrium (e1, -e1) "
                      "(examples/counterexample_same_sign.json)."),
             example=example_same_sign,
+            plan="verify.theorem.proofs_counterexample:SAME_SIGN_CONSENSUS",
         ),
     )

@@ -6,11 +6,16 @@ what is this project's reading of the paper.
 """
 from __future__ import annotations
 
-from ..errors import UnknownName
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping, final
+
+from ..errors import InvalidInput, UnknownName
 from ..predicates.bounded import PBounded
 from ..predicates.continuity import PUniformlyContinuous
 from ..predicates.energy import PSymmetric, PTimeInvariant, UEqualsP
-from ..predicates.hemisphere import OpenHemisphere
+from ..predicates.open_hemisphere import OpenHemisphere
 from ..predicates.structure import EqualLNScales, MaskIs, OneHead
 from ..predicates.value_map import UIdentity, USimpleTopEigenvalue, USymmetric, UTimeInvariant
 from . import examples
@@ -19,6 +24,9 @@ from .claim_d1 import prove_d1
 from .claim_44_later import theorems as claims_44_later
 from .claim_ln1 import prove_ln1
 from .theorem_44_hemisphere import theorem_4_4_hemisphere
+
+CLAIM_PLAN = "verify.theorem.plan:CLAIM"
+"""A claim proved symbolically by the entry's own ``proof``: one symbolic step."""
 
 CITATION = ("A. Rodriguez Abella, J. P. Silvestre, P. Tabuada, Consensus Is All You Get: The Role of "
             "Attention in Transformers, ICML 2025 (PMLR 267:174-184); arXiv:2412.02682")
@@ -32,6 +40,7 @@ _THEOREMS = (
         citation=CITATION + " (lemma on attention weights)",
         reading="As read by this project: p bounds the spectral norm of every P^h(t), tokens on the unit sphere.",
         example=examples.example_weights,
+        plan="verify.theorem.proofs_full:PLAN_WEIGHTS",
     ),
     Theorem(
         id="3.2", kind="theorem", title="Consensus under full attention",
@@ -43,6 +52,7 @@ _THEOREMS = (
         reading=("Numbering confirmed by the seeds. As read by this project: uniform continuity in t is of each P^h; "
                  "the hemisphere statement after entry is from the authors' reply to reviewers."),
         example=examples.example_3_2,
+        plan="verify.theorem.proofs_full:PLAN_3_2",
     ),
     Theorem(
         id="4.2", kind="theorem", title="Consensus under causal attention",
@@ -54,6 +64,7 @@ _THEOREMS = (
         reading=("Numbering confirmed by the seeds. As read by this project: 'almost every' excludes starts where some "
                  "token sits at -x_1 (for token 2 exactly x_2(0) = -x_1(0))."),
         example=examples.example_4_2,
+        plan="verify.theorem.proofs_causal:PLAN_4_2",
     ),
     Theorem(
         id="4.4-sym", kind="theorem", title="Causal attention, one head, symmetric value map",
@@ -70,6 +81,7 @@ _THEOREMS = (
                  "token because the later-token alignment, as read, has a counterexample: the paper's statement "
                  "probably carries a hypothesis this reading misses."),
         example=examples.example_4_4_sym,
+        plan="verify.theorem.proofs_sym:PLAN_4_4_SYM", evidence="abs",
     ),
     theorem_4_4_hemisphere(CITATION),
     Theorem(
@@ -81,6 +93,7 @@ _THEOREMS = (
         citation=CITATION + " (ISS lemma behind Theorem 4.2)",
         reading="The explicit constants c_i and k are this project's reading (SPEC §3).",
         example=examples.example_4_2,
+        plan="verify.theorem.proofs_causal:PLAN_ISS",
     ),
     Theorem(
         id="grad-energy", kind="proposition", title="Gradient-like flow of the attention energy",
@@ -90,6 +103,7 @@ _THEOREMS = (
         citation="This project's proposition (not a numbered result of the paper); cf. " + CITATION,
         reading="A proposition of this project, stated for the catalogue; not claimed by the paper.",
         example=examples.example_grad_energy,
+        plan="verify.theorem.proofs_sym:PLAN_GRAD_ENERGY",
     ),
     Theorem(
         id="D1", kind="claim", title="The discrete model (eq. 4) linearises to the continuous one (eq. 5)",
@@ -99,6 +113,7 @@ _THEOREMS = (
         citation=CITATION + ", eqs. (4)-(5)",
         reading="Stated by this project from eqs. (4) and (5); proved here symbolically.",
         example=examples.example_4_2, proof=prove_d1,
+        plan=CLAIM_PLAN, evidence=None,
     ),
     Theorem(
         id="LN1", kind="claim", title="Layer normalisation with equal scales is a translated-sphere projection",
@@ -109,23 +124,62 @@ _THEOREMS = (
         reading=("From the authors' reply; eps = 0 and population standard deviation are this project's reading. "
                  "Unequal scales are left open by the authors."),
         example=examples.example_ln1, proof=prove_ln1,
+        plan=CLAIM_PLAN, evidence=None,
     ),
 ) + claims_44_later(CITATION)
 
-_BY_ID = {th.id: th for th in _THEOREMS}
 _ALIASES = {"3": "3.2", "4": "4.2", "4.4": "4.4-sym", "iss": "iss-causal", "d1": "D1", "ln1": "LN1"}
 
 
+@final
+@dataclass(frozen=True)
+class Registry:
+    """Result ids to theorems, with a few short aliases; unknown ids get close matches."""
+
+    theorems: tuple[Theorem, ...]
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ids = [th.id for th in self.theorems]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("registry", "distinct theorem ids", sorted(i for i in ids if ids.count(i) > 1))
+
+    def get(self, theorem_id: str) -> Theorem:
+        by_id = {th.id: th for th in self.theorems}
+        key = theorem_id.strip()
+        key = key.removeprefix("theorem").removeprefix("Theorem").strip() or key
+        if key in by_id:
+            return by_id[key]
+        if key in self.aliases and self.aliases[key] in by_id:
+            return by_id[self.aliases[key]]
+        raise UnknownName("theorem id", theorem_id, by_id)
+
+    def extended(self, *theorems: Theorem) -> "Registry":
+        """A new registry with ``theorems`` added (the default one is never modified)."""
+        return Registry(self.theorems + tuple(theorems), self.aliases)
+
+
+CATALOGUE = Registry(_THEOREMS, _ALIASES)
+"""The paper's results: the one explicit registry."""
+
+_ACTIVE: ContextVar[Registry] = ContextVar("theorems.catalogue.registry", default=CATALOGUE)
+
+
+@contextmanager
+def using(registry: Registry) -> Iterator[Registry]:
+    """Within the block, :func:`get` and :func:`all_theorems` answer from ``registry`` (scoped to
+    this thread or task; used to try a new entry, e.g. in a test, before adding it to the catalogue)."""
+    token = _ACTIVE.set(registry)
+    try:
+        yield registry
+    finally:
+        _ACTIVE.reset(token)
+
+
 def all_theorems() -> tuple[Theorem, ...]:
-    return _THEOREMS
+    return _ACTIVE.get().theorems
 
 
 def get(theorem_id: str) -> Theorem:
     """The theorem with this id; unknown ids raise :class:`UnknownName` with close matches."""
-    key = theorem_id.strip()
-    key = key.removeprefix("theorem").removeprefix("Theorem").strip() or key
-    if key in _BY_ID:
-        return _BY_ID[key]
-    if key in _ALIASES:
-        return _BY_ID[_ALIASES[key]]
-    raise UnknownName("theorem id", theorem_id, _BY_ID)
+    return _ACTIVE.get().get(theorem_id)

@@ -11,7 +11,8 @@ from ..predicates.bounded import PBounded
 from ..predicates.structure import EqualLNScales, MaskIs, OneHead
 from ..predicates.top_eigen_sign import TopEigenvaluePositive, VHemisphere
 from ..predicates.value_map import USimpleTopEigenvalue, USymmetric, UTimeInvariant
-from ..system import AttentionSystem, simple_system
+from ..system import AttentionSystem
+from ..system_json import simple_system
 from .base import Theorem
 
 _P = [[1, "1/2", 0], [0, "1/2", "-1/3"], ["1/4", 0, 1]]
@@ -38,4 +39,5 @@ def theorem_4_4_hemisphere(citation: str) -> Theorem:
                  "(see 4.4-sym); adding lambda_1 > 0 and starting every token in the open v-hemisphere makes the "
                  "v-hemisphere invariant and the causal cascade ISS, so every token converges to v."),
         example=example_4_4_hemisphere,
+        plan="verify.theorem.proofs_44_hemisphere:PLAN",
     )

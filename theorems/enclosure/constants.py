@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..errors import InvalidInput
 from .box import Iv, to_fraction
 from .halfline import box
 from .walk import DEFAULT_PREC, enclose
@@ -27,10 +28,10 @@ def enclose_constant(expr: sympy.Expr, prec: int = DEFAULT_PREC) -> tuple[Fracti
         q = Fraction(int(r.p), int(r.q))
         return q, q
     if expr.free_symbols:
-        raise ValueError(f"not a constant: {expr}")
+        raise InvalidInput("expression", "a constant (no free symbol)", str(expr))
     iv = enclose(expr, box(Fraction(0), Fraction(0)), prec=prec)
     if iv is None or not iv.bounded:
-        raise ValueError(f"not an enclosable real constant: {expr}")
+        raise InvalidInput("expression", "an enclosable real constant", str(expr))
     lo, hi = iv.fractions()
     return lo, hi
 

@@ -29,8 +29,7 @@ from flint import arb, ctx
 
 import sympy
 
-from .box import (ENTIRE, Iv, add, exact_arb, from_fraction, hull, int_pow, make, monotone, mul, neg, point,
-                  recip)
+from .box import ENTIRE, Iv, add, exact_arb, from_fraction, hull, int_pow, make, monotone, mul, neg, point
 
 EXP_CAP = 2 ** 20
 """``exp(x)`` for ``x > EXP_CAP`` is treated as unbounded (and ``exp(-x)`` as ``[0, exp(-EXP_CAP)]``)."""
@@ -75,23 +74,16 @@ class _Walker:
             return point(arb.pi())
         if e is sympy.E:
             return point(arb(1).exp())
-        if isinstance(e, sympy.Add):
-            if e.has(self.var) and e.is_polynomial(self.var) and sympy.degree(e, self.var) >= 2:
+        if isinstance(e, (sympy.Add, sympy.Mul)):
+            is_sum = isinstance(e, sympy.Add)
+            if is_sum and e.has(self.var) and e.is_polynomial(self.var) and sympy.degree(e, self.var) >= 2:
                 return self._horner(e)
-            total = from_fraction(0)
+            total, op = (from_fraction(0), add) if is_sum else (from_fraction(1), mul)
             for arg in e.args:
                 part = self.walk(arg)
                 if part is None:
                     return None
-                total = add(total, part)
-            return total
-        if isinstance(e, sympy.Mul):
-            total = from_fraction(1)
-            for arg in e.args:
-                part = self.walk(arg)
-                if part is None:
-                    return None
-                total = mul(total, part)
+                total = op(total, part)
             return total
         if isinstance(e, sympy.Pow):
             return self._pow(*e.args)

@@ -3,7 +3,7 @@ with re-checkable evidence.  Concrete predicates are final; see :mod:`.base` for
 from .base import Predicate
 from .bounded import PBounded, schedule_bound
 from .continuity import PUniformlyContinuous, schedule_uniform_continuity
-from .hemisphere import OpenHemisphere, hemisphere_verdict
+from .open_hemisphere import OpenHemisphere, hemisphere_verdict
 from .structure import EqualLNScales, MaskIs, OneHead
 from .value_map import (UIdentity, USimpleTopEigenvalue, USymmetric, UTimeInvariant, antisymmetric_share,
                         identity_deviation)

@@ -5,8 +5,8 @@ Floating-point numbers are exact dyadic rationals, so float data can be checked 
 the data as given (the float values), not about whatever real numbers they approximate.
 
 Norm bounds (:func:`spectral_upper`) follow the rule "float hint, exact proof": a float norm is
-rounded up to a short rational ``p`` and ``p^2 I - A^T A`` is shown positive definite by exact
-Gaussian elimination (every pivot ``> 0``), which proves ``||A||_2 < p``.  Matrices with more than
+rounded up to a short rational ``p`` and ``p^2 I - A^T A`` is shown positive definite exactly
+(:func:`theorems.psd_flint.is_positive_definite`, python-flint), which proves ``||A||_2 < p``.  Matrices with more than
 :data:`EXACT_DIM_LIMIT` columns use the Frobenius norm with a proven float rounding-error bound
 instead (recorded as ``exact=False``).
 """
@@ -15,14 +15,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import flint
 import numpy as np
 import sympy
 
 from ..enclosure import enclose_constant
+from ..errors import InvalidInput, InvalidType
 from ..matrices import ConstantMatrix
+from ..psd_flint import is_positive_definite, to_fmpq_mat
 
 EXACT_DIM_LIMIT = 64
 """Largest dimension for which norm bounds are proved by an exact PSD check."""
@@ -49,7 +50,7 @@ def to_fraction(value: object) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError("booleans are not numbers here")
+        raise InvalidType("value", "a number (booleans are not numbers here)", value)
     if isinstance(value, (int, np.integer)):
         return Fraction(int(value))
     if isinstance(value, (float, np.floating)):
@@ -61,7 +62,7 @@ def to_fraction(value: object) -> Fraction:
     if isinstance(value, sympy.Float):
         r = sympy.Rational(value)
         return Fraction(int(r.p), int(r.q))
-    raise TypeError(f"not a rational number: {value!r}")
+    raise InvalidType("value", "a rational number", value)
 
 
 def enclose(expr: sympy.Expr) -> tuple[Fraction, Fraction]:
@@ -92,36 +93,33 @@ def enclose_matrix(m: ConstantMatrix) -> tuple[RMatrix, RMatrix]:
     return [[p[0] for p in row] for row in pairs], [[p[1] for p in row] for row in pairs]
 
 
+def _short(x: float, rounding) -> Fraction:
+    """``x > 0`` rounded (``math.ceil`` up, ``math.floor`` down) to about 8 significant digits, exactly."""
+    scale = 7 - math.floor(math.log10(x))
+    value = Fraction(x)
+    if scale >= 0:
+        return Fraction(rounding(value * 10 ** scale), 10 ** scale)
+    return Fraction(rounding(value / 10 ** (-scale)) * 10 ** (-scale))
+
+
 def rational_upper(x: float) -> Fraction:
     """A short rational ``>= x`` (about 8 significant digits, rounded up)."""
     if x <= 0:
         return Fraction(0) if x == 0 else -rational_lower(-x)
-    scale = 7 - math.floor(math.log10(x))
-    value = Fraction(x)
-    if scale >= 0:
-        return Fraction(math.ceil(value * 10 ** scale), 10 ** scale)
-    return Fraction(math.ceil(value / 10 ** (-scale)) * 10 ** (-scale))
+    return _short(x, math.ceil)
 
 
 def rational_lower(x: float) -> Fraction:
     """A short rational ``<= x``."""
-    return -rational_upper(-x) if x < 0 else _rational_lower_pos(x)
-
-
-def _rational_lower_pos(x: float) -> Fraction:
-    if x == 0:
-        return Fraction(0)
-    scale = 7 - math.floor(math.log10(x))
-    value = Fraction(x)
-    if scale >= 0:
-        return Fraction(math.floor(value * 10 ** scale), 10 ** scale)
-    return Fraction(math.floor(value / 10 ** (-scale)) * 10 ** (-scale))
+    if x < 0:
+        return -rational_upper(-x)
+    return Fraction(0) if x == 0 else _short(x, math.floor)
 
 
 def sqrt_upper(q: Fraction) -> Fraction:
     """A short rational ``r >= sqrt(q)``, checked exactly (``r^2 >= q``)."""
     if q < 0:
-        raise ValueError("square root of a negative number")
+        raise InvalidInput("q", "a nonnegative rational (square root)", q)
     if q == 0:
         return Fraction(0)
     approx = math.sqrt(float(q)) if float(q) < 1e300 else float(math.isqrt(math.ceil(q)) + 1)
@@ -129,39 +127,6 @@ def sqrt_upper(q: Fraction) -> Fraction:
     while r * r < q:
         r = rational_upper(float(r) * (1 + 1e-9)) + Fraction(1, 10 ** 12)
     return r
-
-
-def sqrt_lower(q: Fraction) -> Fraction:
-    """A short rational ``r <= sqrt(q)`` with ``r >= 0``, checked exactly."""
-    if q <= 0:
-        return Fraction(0)
-    r = rational_lower(math.sqrt(float(q)) * (1 - 1e-12))
-    while r > 0 and r * r > q:
-        r = rational_lower(float(r) * (1 - 1e-9))
-    return max(r, Fraction(0))
-
-
-def _fmpq_mat(a: RMatrix) -> flint.fmpq_mat:
-    rows, cols = len(a), len(a[0])
-    return flint.fmpq_mat(rows, cols, [flint.fmpq(v.numerator, v.denominator) for row in a for v in row])
-
-
-def is_positive_definite(g: flint.fmpq_mat) -> bool:
-    """Exact test: symmetric ``g`` is positive definite iff Gaussian elimination without pivoting
-    meets only positive pivots (Sylvester's criterion, via the LDL^T factorisation)."""
-    n = g.nrows()
-    a = [[g[i, j] for j in range(n)] for i in range(n)]
-    for k in range(n):
-        pivot = a[k][k]
-        if pivot <= 0:
-            return False
-        for i in range(k + 1, n):
-            factor = a[i][k] / pivot
-            if factor != 0:
-                row_i, row_k = a[i], a[k]
-                for j in range(k + 1, n):
-                    row_i[j] -= factor * row_k[j]
-    return True
 
 
 def spectral_upper(a: RMatrix) -> NormBound:
@@ -172,7 +137,7 @@ def spectral_upper(a: RMatrix) -> NormBound:
     if max(rows, cols) > EXACT_DIM_LIMIT:
         return frobenius_upper(a)
     floats = np.array([[float(v) for v in row] for row in a])
-    gram = _fmpq_mat(a).transpose() * _fmpq_mat(a)
+    gram = to_fmpq_mat(a).transpose() * to_fmpq_mat(a)
     guess = float(np.linalg.norm(floats, 2))
     for attempt in range(8):
         p = rational_upper(guess * (1 + 1e-9 * 10 ** attempt) + 1e-300)
@@ -181,7 +146,7 @@ def spectral_upper(a: RMatrix) -> NormBound:
         for i in range(cols):
             shifted[i, i] += p2
         if is_positive_definite(shifted):
-            return NormBound(p, "p^2 I - A^T A positive definite (exact LDL^T pivots)", True)
+            return NormBound(p, "p^2 I - A^T A positive definite (exact characteristic polynomial, python-flint)", True)
     return frobenius_upper(a)
 
 
@@ -242,10 +207,3 @@ def same_matrix(a: ConstantMatrix, b: ConstantMatrix) -> bool:
                for i in range(a.dim) for j in range(a.dim))
 
 
-def abs_upper_matrix(lo: RMatrix, hi: RMatrix) -> RMatrix:
-    """Entrywise ``max(|lo|, |hi|)``: a nonnegative matrix bounding ``|M|`` entrywise."""
-    return [[max(abs(x), abs(y)) for x, y in zip(rl, rh)] for rl, rh in zip(lo, hi)]
-
-
-def vec_str(values: Sequence[Fraction]) -> list[str]:
-    return [fstr(v) for v in values]

@@ -51,3 +51,18 @@ def decide_zero(expr: sympy.Expr) -> tuple[Status, dict]:
 
 
 __all__ = ["PROBES", "SIMPLIFY_MAX_OPS", "decide_zero", "nonzero_at"]
+
+
+def scan_zero(D: sympy.MatrixBase) -> tuple[tuple[int, int, dict] | None, list[tuple[int, int]]]:
+    """Every entry of ``D`` through :func:`decide_zero`: ``((i, j, info), undecided)`` at the first entry
+    proven nonzero (``undecided``: the entries before it that could not be decided), else
+    ``(None, undecided)``; ``D`` vanishes exactly iff both are empty."""
+    undecided: list[tuple[int, int]] = []
+    for i in range(D.rows):
+        for j in range(D.cols):
+            status, info = decide_zero(D[i, j])
+            if status is Status.FAILS:
+                return (i, j, info), undecided
+            if status is Status.UNKNOWN:
+                undecided.append((i, j))
+    return None, undecided

@@ -22,6 +22,7 @@ from typing import Any
 
 import sympy
 
+from ..errors import InvalidType
 from ..expressions import t
 from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
@@ -31,6 +32,7 @@ from ..enclosure import enclose as enclose_at
 from ..enclosure.halfline import box
 from ._rational import enclose, fstr, matrix_norm_upper, spectral_upper
 from .base import Predicate
+from .evidence import PBound
 
 _K = sympy.Symbol("k", integer=True, positive=True)
 _CHECKED_K = (1, 2, 3, 5, 10)
@@ -60,7 +62,7 @@ def schedule_bound(schedule: MatrixSchedule) -> ScheduleBound:
                              all(b.exact for b in bounds), {"per_layer": [fstr(b.p) for b in bounds]})
     if isinstance(schedule, SymbolicMatrix):
         return _symbolic_bound(schedule)
-    raise TypeError(f"unsupported schedule {type(schedule).__name__}")
+    raise InvalidType("schedule", "a ConstantMatrix, SymbolicMatrix or LayerStack", type(schedule).__name__)
 
 
 def _symbolic_bound(m: SymbolicMatrix) -> ScheduleBound:
@@ -192,7 +194,7 @@ class PBounded(Predicate):
         if any(details):
             witness["details"] = details
         return holds(self.id, f"||P^h(t)||_2 <= {fstr(p)} for all t >= 0 and all {len(results)} head(s)",
-                     witness, exact)
+                     witness, exact, PBound(Fraction(p)))
 
 
 __all__ = ["PBounded", "ScheduleBound", "schedule_bound", "unbounded_witness"]

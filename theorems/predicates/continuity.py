@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..errors import InvalidType
 from ..expressions import t
 from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
@@ -239,7 +240,7 @@ def schedule_uniform_continuity(schedule: MatrixSchedule) -> ContinuityResult:
         return _symbolic(schedule)
     if isinstance(schedule, LayerStack):
         return _stack(schedule)
-    raise TypeError(f"unsupported schedule {type(schedule).__name__}")
+    raise InvalidType("schedule", "a ConstantMatrix, SymbolicMatrix or LayerStack", type(schedule).__name__)
 
 
 class PUniformlyContinuous(Predicate):

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from ..errors import InvalidType
 from ..matrices import ConstantMatrix, MatrixSchedule, SymbolicMatrix
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
 from .base import Predicate
-from ._zero import decide_zero
+from ._zero import scan_zero
 from .value_map import constant_value
 
 
@@ -39,17 +40,12 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
                            {"head": h, "open_domain_conditions": open_conditions})
         ea, eb = _symbolic(a), _symbolic(b)
         if ea is not None and eb is not None:
-            diff = ea - eb
-            undecided = []
-            for i in range(diff.rows):
-                for j in range(diff.cols):
-                    status, info = decide_zero(diff[i, j])
-                    if status is Status.HOLDS:
-                        continue
-                    if status is Status.FAILS:
-                        return fails(name, f"head {h}: {what} is nonzero at entry ({i}, {j})",
-                                     {"head": h, "entry": [i, j], "t": info["t"], "value": info["value_at_t"]})
-                    undecided.append([i, j])
+            nonzero, undecided = scan_zero(ea - eb)
+            if nonzero is not None:
+                i, j, info = nonzero
+                return fails(name, f"head {h}: {what} is nonzero at entry ({i}, {j})",
+                             {"head": h, "entry": [i, j], "t": info["t"], "value": info["value_at_t"]})
+            undecided = [[i, j] for i, j in undecided]
             if undecided:
                 return unknown(name, f"head {h}: could not decide whether {what} vanishes at entries {undecided}",
                                {"head": h, "entries": undecided})
@@ -88,7 +84,7 @@ class _Transposed(MatrixSchedule):
         return self._m.time_invariant
 
     def to_json(self) -> object:
-        raise TypeError("a transposed view is not serialised")
+        raise InvalidType("matrix", "a serialisable matrix (a transposed view is not serialised)", type(self).__name__)
 
 
 def _transpose(m: MatrixSchedule) -> MatrixSchedule:

@@ -26,39 +26,11 @@ import sympy
 
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
+from ._rational import fstr, rational_matrix, to_fraction
 from .base import Predicate
 from .value_map import constant_value
 
 _X = sympy.Symbol("x")
-
-
-def fstr(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
-def to_fraction(value: Any) -> Fraction:
-    """Exact rational value of an int, float (the binary rational it holds), Fraction or SymPy rational."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError("booleans are not numbers here")
-    if isinstance(value, (Fraction, int, np.integer)):
-        return Fraction(int(value)) if not isinstance(value, Fraction) else value
-    if isinstance(value, (float, np.floating)):
-        return Fraction(float(value))
-    if isinstance(value, sympy.Rational):
-        return Fraction(int(value.p), int(value.q))
-    if isinstance(value, sympy.Float):
-        return Fraction(float(value))
-    raise TypeError(f"not a rational number: {value!r}")
-
-
-def rational_matrix(m: Any) -> list[list[Fraction]] | None:
-    """Exact rational entries of a constant matrix (float data: the values themselves); None if irrational."""
-    if getattr(m, "exact", None) is None:
-        return [[Fraction(float(v)) for v in row] for row in m.array]
-    try:
-        return [[to_fraction(m.exact[i, j]) for j in range(m.exact.cols)] for i in range(m.exact.rows)]
-    except TypeError:
-        return None
 
 
 def _matrix(system: AttentionSystem) -> tuple[list[list[Fraction]] | None, str]:

@@ -1,43 +1,29 @@
 """``U`` positive definite (the hypothesis of the same-sign reading of 4.4, SPEC §2).
 
 Decided exactly: the constant ``U`` of each head, as exact rationals (float data as the binary
-rationals they hold), is symmetric and every pivot of its symmetric Gaussian elimination is
-positive (Sylvester's criterion in LDL^T form).  Irrational or time-varying data: unknown.
+rationals they hold), is symmetric and has only positive eigenvalues, decided from its exact
+characteristic polynomial (:mod:`theorems.psd_flint`).  Irrational or time-varying data: unknown.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
-import sympy
-
 from ..matrices import ConstantMatrix
+from ..psd_flint import psd_decision
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
+from ._rational import rational_matrix
 from .base import Predicate
 
 
-def _rationals(m: ConstantMatrix) -> list[list[Fraction]] | None:
-    if m.exact is None:
-        return [[Fraction(float(v)) for v in row] for row in m.array]
-    if not all(isinstance(v, sympy.Rational) for v in m.exact):
-        return None
-    return [[Fraction(int(v.p), int(v.q)) for v in m.exact.row(i)] for i in range(m.exact.rows)]
-
-
-def positive_pivots(M: list[list[Fraction]]) -> tuple[bool, str]:
-    """Symmetric elimination: positive definite iff symmetric and every pivot is > 0."""
+def positive_definite(M: list[list]) -> tuple[bool, str]:
+    """Exactly: symmetric and positive definite (:func:`theorems.psd_flint.psd_decision`)."""
     n = len(M)
     if any(M[i][j] != M[j][i] for i in range(n) for j in range(n)):
         return False, "U is not symmetric"
-    work = [row[:] for row in M]
-    for k in range(n):
-        if work[k][k] <= 0:
-            return False, f"pivot {k} of the LDL^T elimination is {work[k][k]} <= 0"
-        for i in range(k + 1, n):
-            f = work[i][k] / work[k][k]
-            for j in range(k, n):
-                work[i][j] -= f * work[k][j]
-    return True, "every LDL^T pivot is positive"
+    decision = psd_decision(M)
+    if decision.definite:
+        return True, "U is positive definite (exact characteristic polynomial: every eigenvalue > 0)"
+    return False, (f"U is not positive definite: {decision.reason}" if not decision.psd else
+                   f"U is singular (rank {decision.rank} of {n}): a zero eigenvalue")
 
 
 class UPositiveDefinite(Predicate):
@@ -52,11 +38,11 @@ class UPositiveDefinite(Predicate):
             if not (isinstance(head.U, ConstantMatrix)):
                 results.append((Status.UNKNOWN, f"head {h}: U is not a constant matrix"))
                 continue
-            M = _rationals(head.U)
+            M = rational_matrix(head.U)
             if M is None:
                 results.append((Status.UNKNOWN, f"head {h}: U has irrational entries"))
                 continue
-            ok, why = positive_pivots(M)
+            ok, why = positive_definite(M)
             results.append((Status.HOLDS if ok else Status.FAILS, f"head {h}: {why}"))
         status = combine(s for s, _ in results)
         reason = "; ".join(r for _, r in results)

@@ -23,8 +23,9 @@ from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
 from ._eigen import top_eigen
 from ._rational import same_matrix
-from ._zero import PROBES, decide_zero, nonzero_at
+from ._zero import PROBES, decide_zero, nonzero_at, scan_zero
 from .base import Predicate
+from .evidence import TopEigen
 
 
 def identity_deviation(U: np.ndarray) -> float:
@@ -69,17 +70,12 @@ def _zero_check(name: str, schedule: MatrixSchedule, target, measure, measure_na
         return Status.UNKNOWN, {"open_domain_conditions": list(schedule.open_conditions)}
     expr = schedule.exact if isinstance(schedule, ConstantMatrix) else schedule.expr
     D = target(sympy.Matrix(expr))
-    undecided = []
-    for i in range(D.rows):
-        for j in range(D.cols):
-            status, info = decide_zero(D[i, j])
-            if status is Status.HOLDS:
-                continue
-            if status is Status.UNKNOWN:
-                undecided.append(f"[{i}][{j}] = {D[i, j]}")
-                continue
-            return Status.FAILS, {"entry": [i, j], "entry_value": str(D[i, j]), **info,
-                                  measure_name: measure(schedule.at(float(Fraction(info["t"]))))}
+    nonzero, open_entries = scan_zero(D)
+    if nonzero is not None:
+        i, j, info = nonzero
+        return Status.FAILS, {"entry": [i, j], "entry_value": str(D[i, j]), **info,
+                              measure_name: measure(schedule.at(float(Fraction(info["t"]))))}
+    undecided = [f"[{i}][{j}] = {D[i, j]}" for i, j in open_entries]
     if undecided:
         return Status.UNKNOWN, {"undecided_entries": undecided}
     return Status.HOLDS, {measure_name: 0.0}
@@ -222,11 +218,16 @@ class USimpleTopEigenvalue(Predicate):
         if status is Status.HOLDS:
             gaps = [d["gap_lower_bound"] for _, d in results if d.get("gap_lower_bound")]
             smallest = min(gaps, key=lambda g: Fraction(g)) if gaps else None
+            evidence = TopEigen.from_witness(results[0][1]) if len(results) == 1 else None
             return holds(self.id, f"largest eigenvalue of U is simple (gap >= {smallest})" if smallest
-                         else "d = 1: the only eigenvalue is simple", witness, exact)
+                         else "d = 1: the only eigenvalue is simple", witness, exact, evidence)
+        if len(results) == 1 and results[0][1].get("v_float") is not None:  # the simulation remark reads v_float
+            evidence = TopEigen.from_witness(results[0][1])
+        else:
+            evidence = None
         builder = fails if status is Status.FAILS else unknown
         reasons = "; ".join(f"head {h}: {results[h][1].get('reason', '')}" for h in bad)
-        return builder(self.id, reasons, witness, exact)
+        return builder(self.id, reasons, witness, exact, evidence)
 
 
 __all__ = ["UIdentity", "USimpleTopEigenvalue", "USymmetric", "UTimeInvariant", "antisymmetric_share",

@@ -5,7 +5,7 @@ One module per inequality; each function takes exact rational parameters and ret
 the theorem catalogue, which composes them.
 """
 from .first_token_44 import certify_first_token_alignment
-from .hemisphere import certify_hemisphere_invariance
+from .hemisphere_invariance import certify_hemisphere_invariance
 from .token2 import certify_token2_decrease
 from .token_iss import certify_token_iss
 from .weights import attention_weight_bounds, exp_bounds

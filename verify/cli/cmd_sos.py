@@ -14,7 +14,7 @@ from pathlib import Path
 from theorems.errors import InvalidInput
 
 from .common import add_force_option, add_format_option, emit
-from .outputs import Target, check_targets, write_all
+from verify.outputs import Target, check_targets, write_all
 
 MAX_DEGREE = 200
 """Largest ``--degree`` accepted before parsing (the search also bounds every Gram block)."""
@@ -72,7 +72,7 @@ def check_degree(degree: int | None, low: int = 0) -> None:
 
 
 def save_target(args) -> list[Target]:
-    """The ``--save`` file, checked before any work (see :mod:`verify.cli.outputs`)."""
+    """The ``--save`` file, checked before any work (see :mod:`verify.outputs`)."""
     targets = [Target("--save", Path(args.save))] if args.save else []
     check_targets(targets, args.force)
     return targets

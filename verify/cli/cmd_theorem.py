@@ -15,7 +15,7 @@ from theorems.system_json import load_system
 
 from .common import add_force_option, add_format_option, emit
 from .limits import MAX_T_END, check_t_end, evidence_skip_reason
-from .outputs import Target, check_dir, check_targets, write_all
+from verify.outputs import Target, check_dir, check_targets, write_all
 from .render import verdict_lines
 
 
@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-simulate", action="store_true", help="skip the numerical evidence")
     p.add_argument("--t-end", type=float, default=20.0,
                    help=f"simulation horizon for the numerical evidence (default 20, at most {MAX_T_END:g})")
+    p.add_argument("--certified-rate", action="store_true",
+                   help="3.2 / 4.2: add the certified ODE time T(1/100) and rate of `verify depth` (docs/depth.md)")
     add_force_option(p)
     add_format_option(p)
     p.set_defaults(run=run)
@@ -92,11 +94,20 @@ def run(args) -> int:
     payload = report.to_json()
     if skipped:
         payload["numerical_evidence_skipped"] = skipped
+    if getattr(args, "certified_rate", False):  # optional, issue 11: verify depth's certified rate
+        from verify.depth.summary import certified_rate
+
+        payload["certified_rate"] = certified_rate(theorem.id, system)
     if save is not None:  # everything is computed and rendered before anything is written
         files = [(Target("--save", save / f"{safe}__{step_id}.json"), json.dumps(cert.to_json(), indent=1))
                  for step_id, cert in report.certificates]
         files.append((Target("--save", save / f"{safe}__report.json"), json.dumps(payload, indent=1)))
         write_all(files, args.force)
         sys.stderr.write(f"saved the report and {len(report.certificates)} certificate(s) to {save}\n")
-    emit(_text(payload), payload, args.format)
+    text = _text(payload)
+    if payload.get("certified_rate"):
+        from verify.depth.summary import text_line
+
+        text += "\n" + text_line(payload["certified_rate"])
+    emit(text, payload, args.format)
     return report.status.exit_code

@@ -6,19 +6,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from theorems.verdict import Status
+from theorems.errors import ConsensusVerifyError
+from theorems.verdict import ExitCode, Status
 
-EXIT_OK = 0
-EXIT_CRASH = 1
-EXIT_USAGE = 2
-EXIT_REFUTED = 3
-EXIT_INCONCLUSIVE = 4
-EXIT_CERT_INVALID = 5
-"""``verify recheck``: the file is a well-formed certificate but its exact re-check fails.  A bad
-certificate proves nothing about its claim, so this is not "refuted" (3)."""
+# Short names the commands use; the one table is theorems.verdict.ExitCode (verdicts: Status.exit_code).
+EXIT_OK, EXIT_CRASH, EXIT_USAGE, EXIT_CERT_INVALID = ExitCode.OK, ExitCode.CRASH, ExitCode.USAGE, ExitCode.CERT_INVALID
 
 
-class UsageError(Exception):
+class UsageError(ConsensusVerifyError):
     """Bad command-line usage detected after argparse (mutually exclusive options, ...)."""
 
 
@@ -32,6 +27,7 @@ def add_force_option(parser) -> None:
 
 
 def exit_code(status: Status) -> int:
+    """``status.exit_code`` (kept for ``cmd_audit``; new code uses :attr:`Status.exit_code`)."""
     return status.exit_code
 
 
@@ -44,14 +40,7 @@ def emit(text: str | None, payload: Any, fmt: str) -> None:
 
 
 def write_atomic(path: str | Path, data: str | bytes, option: str = "output", force: bool = True) -> Path:
-    """Write one file safely (see :mod:`verify.cli.outputs`): temporary sibling, umask, rename."""
-    from .outputs import Target, write_all
+    """Write one file safely (see :mod:`verify.outputs`): temporary sibling, umask, rename."""
+    from verify.outputs import Target, write_all
 
     return write_all([(Target(option, Path(path)), data)], force)[0]
-
-
-def load_instance_arg(path: str | None, default_factory):
-    """Load ``--instance FILE`` or return the built-in default from ``default_factory()``."""
-    from theorems.system_json import load_system
-
-    return load_system(path) if path else default_factory()

@@ -15,11 +15,11 @@ from typing import Iterable, Sequence
 import numpy as np
 from scipy.optimize import linprog
 
-from . import poly as P
+from . import poly
 
 
-def half_degree_basis(n: int, low: int, high: int) -> list[P.Monomial]:
-    return P.monomials_up_to(n, max(low, 0), high) if high >= max(low, 0) else []
+def half_degree_basis(n: int, low: int, high: int) -> list[poly.Monomial]:
+    return poly.monomials_up_to(n, max(low, 0), high) if high >= max(low, 0) else []
 
 
 def _in_hull(point: np.ndarray, vertices: np.ndarray) -> bool:
@@ -34,7 +34,7 @@ def _in_hull(point: np.ndarray, vertices: np.ndarray) -> bool:
     return bool(np.allclose(a_eq @ res.x, b_eq, atol=1e-7))
 
 
-def newton_basis(support: Iterable[P.Monomial], n: int) -> list[P.Monomial]:
+def newton_basis(support: Iterable[poly.Monomial], n: int) -> list[poly.Monomial]:
     """Monomials ``a`` with ``2a`` in ``conv(support)``, then diagonal-consistency pruning."""
     points = sorted(set(support))
     if not points:
@@ -54,20 +54,20 @@ def newton_basis(support: Iterable[P.Monomial], n: int) -> list[P.Monomial]:
     return prune_diagonal(candidates, points)
 
 
-def prune_diagonal(basis: Sequence[P.Monomial], support: Iterable[P.Monomial]) -> list[P.Monomial]:
+def prune_diagonal(basis: Sequence[poly.Monomial], support: Iterable[poly.Monomial]) -> list[poly.Monomial]:
     support_set = set(support)
     current = list(basis)
     changed = True
     while changed:
         changed = False
-        sums: dict[P.Monomial, int] = {}
+        sums: dict[poly.Monomial, int] = {}
         for i, a in enumerate(current):
             for b in current[i + 1:]:
-                key = P.mono_mul(a, b)
+                key = poly.mono_mul(a, b)
                 sums[key] = sums.get(key, 0) + 1
         kept = []
         for a in current:
-            square = P.mono_mul(a, a)
+            square = poly.mono_mul(a, a)
             if square in support_set or sums.get(square, 0) > 0:
                 kept.append(a)
             else:

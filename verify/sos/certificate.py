@@ -27,19 +27,19 @@ from theorems.errors import InvalidInput
 from theorems.verdict import Verdict, fails, holds
 
 from . import cert_schema as S
-from . import poly as P
+from . import poly
 from .exact_psd import check_psd
 
 FORMAT = "consensus-verify/sos-certificate"
 VERSION = 1
-FrozenPoly = tuple[tuple[P.Monomial, Fraction], ...]
+FrozenPoly = tuple[tuple[poly.Monomial, Fraction], ...]
 
 
-def freeze(p: Mapping[P.Monomial, Fraction]) -> FrozenPoly:
+def freeze(p: Mapping[poly.Monomial, Fraction]) -> FrozenPoly:
     return tuple(sorted((m, Fraction(c)) for m, c in p.items() if c))
 
 
-def thaw(p: FrozenPoly) -> P.Poly:
+def thaw(p: FrozenPoly) -> poly.Poly:
     return {m: c for m, c in p if c}
 
 
@@ -49,7 +49,7 @@ class SOSTerm:
     """One term ``g_S * m^T Q m``: ``multiplier`` lists the constraint indices in ``S``."""
 
     multiplier: tuple[int, ...]
-    basis: tuple[P.Monomial, ...]
+    basis: tuple[poly.Monomial, ...]
     gram: tuple[tuple[Fraction, ...], ...]
 
 
@@ -83,9 +83,9 @@ class Certificate:
     @property
     def claim(self) -> str:
         names = self.variables
-        text = f"{P.to_text(thaw(self.polynomial), names)} >= 0"
-        conds = [f"{P.to_text(thaw(g), names)} >= 0" for g in self.ineqs]
-        conds += [f"{P.to_text(thaw(h), names)} == 0" for h in self.eqs]
+        text = f"{poly.to_text(thaw(self.polynomial), names)} >= 0"
+        conds = [f"{poly.to_text(thaw(g), names)} >= 0" for g in self.ineqs]
+        conds += [f"{poly.to_text(thaw(h), names)} == 0" for h in self.eqs]
         return text + (f" on {{{', '.join(conds)}}}" if conds else " for all real " + ", ".join(names))
 
     def gram_sizes(self) -> tuple[int, ...]:
@@ -106,7 +106,7 @@ class Certificate:
                 [(f"eqs[{k}]", h) for k, h in enumerate(self.eqs)]:
             if any(len(m) != n for m, _ in p):
                 return fails(name, f"{field} has a monomial with the wrong number of exponents")
-        rhs: P.Poly = {}
+        rhs: poly.Poly = {}
         for k, term in enumerate(self.sos_terms):
             where = f"Gram block {k} (multiplier {self._mult_name(term.multiplier)})"
             if list(term.multiplier) != sorted(set(term.multiplier)) or \
@@ -120,19 +120,19 @@ class Certificate:
             if not psd.ok:
                 return fails(name, f"{where} is not positive semidefinite: {psd.reason}",
                              {"block": k, "reason": psd.reason})
-            weight = P.product((thaw(self.ineqs[i]) for i in term.multiplier), n)
-            P.add_into(rhs, P.gram_poly(weight, term.basis, term.gram))
+            weight = poly.product((thaw(self.ineqs[i]) for i in term.multiplier), n)
+            poly.add_into(rhs, poly.gram_poly(weight, term.basis, term.gram))
         for k, term in enumerate(self.eq_terms):
             if not 0 <= term.constraint < len(self.eqs):
                 return fails(name, f"equality term {k} refers to eqs[{term.constraint}], which does not exist")
             if any(len(m) != n for m, _ in term.multiplier):
                 return fails(name, f"equality term {k}: multiplier has a monomial of the wrong length")
-            P.add_into(rhs, P.mul(thaw(term.multiplier), thaw(self.eqs[term.constraint])))
-        residual = P.sub(thaw(self.polynomial), rhs)
+            poly.add_into(rhs, poly.mul(thaw(term.multiplier), thaw(self.eqs[term.constraint])))
+        residual = poly.sub(thaw(self.polynomial), rhs)
         if residual:
             mono = min(residual, key=lambda m: (sum(m), m))
             lhs = thaw(self.polynomial).get(mono, Fraction(0))
-            shown = P.to_text({mono: Fraction(1)}, self.variables)
+            shown = poly.to_text({mono: Fraction(1)}, self.variables)
             return fails(name, f"polynomial identity fails at monomial {shown}: the claimed polynomial has "
                                f"coefficient {lhs}, the certificate gives {rhs.get(mono, Fraction(0))} "
                                f"({len(residual)} monomials differ)",
@@ -153,12 +153,12 @@ class Certificate:
             "label": self.label,
             "claim": self.claim,
             "variables": list(self.variables),
-            "polynomial": P.to_json(thaw(self.polynomial)),
-            "ineqs": [P.to_json(thaw(g)) for g in self.ineqs],
-            "eqs": [P.to_json(thaw(h)) for h in self.eqs],
+            "polynomial": poly.to_json(thaw(self.polynomial)),
+            "ineqs": [poly.to_json(thaw(g)) for g in self.ineqs],
+            "eqs": [poly.to_json(thaw(h)) for h in self.eqs],
             "sos_terms": [{"multiplier": list(t.multiplier), "basis": [list(m) for m in t.basis],
                            "gram": [[str(x) for x in row] for row in t.gram]} for t in self.sos_terms],
-            "eq_terms": [{"constraint": t.constraint, "multiplier": P.to_json(thaw(t.multiplier))}
+            "eq_terms": [{"constraint": t.constraint, "multiplier": poly.to_json(thaw(t.multiplier))}
                          for t in self.eq_terms],
         }
 

@@ -19,7 +19,7 @@ from .program import GramProgram
 from .rounding import DEFAULT_DENOMINATORS, ExactPoint, Projector, rationalize
 from .solve import FloatSolution, solve_margin, solve_plain
 from .stats import SearchStats
-from . import poly as P
+from . import poly
 
 ZERO_DIAGONAL = 1e-7
 MAX_REDUCTIONS = 3
@@ -51,7 +51,7 @@ def _zero_rows(program: GramProgram, solution: FloatSolution) -> GramProgram | N
     return dataclasses.replace(program, blocks=tuple(blocks))
 
 
-def _unmatched_reason(rows: list[tuple[int, P.Monomial]]) -> str:
+def _unmatched_reason(rows: list[tuple[int, poly.Monomial]]) -> str:
     identity, mono = rows[0]
     return (f"coefficient of the monomial with exponents {list(mono)} (identity {identity}) cannot be matched: "
             f"no Gram block or multiplier reaches it ({len(rows)} such monomials); raise the degree")

@@ -20,14 +20,15 @@ from typing import Sequence
 from theorems.errors import InvalidInput
 from theorems.verdict import fails, holds, unknown
 
-from . import poly as P
+from . import poly
 from .bases import half_degree_basis
 from .certificate import Certificate, SOSTerm, freeze
 from .engine import search
 from .lyapunov_certificate import LyapunovCertificate, decrease_target, lie_derivative, positivity_target, squared_norm
 from .parse import parse_polynomial, to_exact_all
 from .program import FreeParam, GramBlock, GramProgram
-from .prove import MAX_GRAM, drop_zero_rows, normalize_solver, resolve_symbols
+from .options import normalize_solver
+from .prove import MAX_GRAM, drop_zero_rows, resolve_symbols
 from .result import LyapunovResult
 from .rounding import DEFAULT_DENOMINATORS
 from .stats import SearchStats
@@ -39,7 +40,7 @@ def _rational(value: object, field: str, positive: bool) -> Fraction:
     if isinstance(value, float):
         raise InvalidInput(field, "an exact rational (int, Fraction or 'p/q' string)", value)
     try:
-        out = Fraction(value) if not isinstance(value, str) else P.parse_rational(value, field)
+        out = Fraction(value) if not isinstance(value, str) else poly.parse_rational(value, field)
     except (TypeError, ValueError):
         raise InvalidInput(field, "an exact rational", value) from None
     if out < 0 or (positive and out == 0):
@@ -47,19 +48,19 @@ def _rational(value: object, field: str, positive: bool) -> Fraction:
     return out
 
 
-def build_lyapunov_program(field: Sequence[P.Poly], n: int, degree: int, eps: Fraction,
+def build_lyapunov_program(field: Sequence[poly.Poly], n: int, degree: int, eps: Fraction,
                            decay: Fraction) -> GramProgram:
     params = []
     for mono in half_degree_basis(n, 2, degree):
-        v = P.monomial(mono)
-        params.append(FreeParam(("V", mono), ((0, freeze(P.scale(v, -1))),
+        v = poly.monomial(mono)
+        params.append(FreeParam(("V", mono), ((0, freeze(poly.scale(v, -1))),
                                                (1, freeze(lie_derivative(v, tuple(field)))))))
-    top = degree - 1 + max(P.degree(f) for f in field)
+    top = degree - 1 + max(poly.degree(f) for f in field)
     low = min((sum(m) for f in field for m in f), default=1)
     blocks = (GramBlock(0, (), (), tuple(half_degree_basis(n, 1, degree // 2))),
               GramBlock(1, (), (), tuple(half_degree_basis(n, (low + 2) // 2, top // 2))))
-    blocks = tuple(GramBlock(b.identity, b.multiplier, freeze(P.constant(1, n)), b.basis) for b in blocks if b.basis)
-    targets = (freeze(P.scale(squared_norm(n), -eps)), freeze(P.scale(squared_norm(n), -decay)))
+    blocks = tuple(GramBlock(b.identity, b.multiplier, freeze(poly.constant(1, n)), b.basis) for b in blocks if b.basis)
+    targets = (freeze(poly.scale(squared_norm(n), -eps)), freeze(poly.scale(squared_norm(n), -decay)))
     return GramProgram(n, targets, blocks, tuple(params))
 
 
@@ -82,7 +83,7 @@ def find_lyapunov(field, variables, degree: int = 2, eps: Fraction | int | str =
     f_exact = to_exact_all(items, symbols, "field")
     if isinstance(degree, bool) or not isinstance(degree, int) or degree < 2 or degree % 2:
         raise InvalidInput("degree", "an even integer >= 2", degree)
-    field_degree = max((P.degree(f) for f in f_exact), default=1)
+    field_degree = max((poly.degree(f) for f in f_exact), default=1)
     largest = math.comb(n + (degree + max(field_degree, 1) - 1) // 2 + 1, n)  # Gram block of -dV/dt
     if largest > MAX_GRAM:
         raise InvalidInput("--degree", f"a search whose Gram blocks have at most {MAX_GRAM} monomials",
@@ -105,9 +106,9 @@ def find_lyapunov(field, variables, degree: int = 2, eps: Fraction | int | str =
     if outcome.point is None:
         return LyapunovResult(unknown(NAME, f"no Lyapunov certificate of degree {degree} (eps {eps_q}, decay {decay_q}): "
                                             f"{outcome.reason}", {"degree": degree}), None, outcome.stats, options)
-    v: P.Poly = {}
+    v: poly.Poly = {}
     for param, value in zip(outcome.program.params, outcome.point.params):
-        P.add_into(v, P.monomial(param.tag[1], value))
+        poly.add_into(v, poly.monomial(param.tag[1], value))
     terms: dict[int, list[SOSTerm]] = {0: [], 1: []}
     for block, gram in zip(outcome.program.blocks, outcome.point.grams):
         if any(x for row in gram for x in row):
@@ -122,5 +123,5 @@ def find_lyapunov(field, variables, degree: int = 2, eps: Fraction | int | str =
     if not verdict.holds:
         return LyapunovResult(unknown(NAME, f"the rounded certificate failed its exact re-check: {verdict.reason}"),
                               None, outcome.stats, options)
-    return LyapunovResult(holds(NAME, verdict.reason, {"V": P.to_text(v, names), "degree": degree}), cert,
+    return LyapunovResult(holds(NAME, verdict.reason, {"V": poly.to_text(v, names), "degree": degree}), cert,
                           outcome.stats, options)

@@ -21,30 +21,30 @@ from theorems.errors import InvalidInput
 from theorems.verdict import Verdict, fails, holds
 
 from . import cert_schema as S
-from . import poly as P
+from . import poly
 from .certificate import FORMAT, VERSION, Certificate, FrozenPoly, freeze, thaw
 
 KIND = "lyapunov"
 
 
-def squared_norm(n: int) -> P.Poly:
+def squared_norm(n: int) -> poly.Poly:
     return {tuple(2 if i == k else 0 for i in range(n)): Fraction(1) for k in range(n)}
 
 
-def lie_derivative(v: P.Poly, field: tuple[P.Poly, ...]) -> P.Poly:
+def lie_derivative(v: poly.Poly, field: tuple[poly.Poly, ...]) -> poly.Poly:
     """``<grad V, f>`` exactly."""
-    out: P.Poly = {}
+    out: poly.Poly = {}
     for k, fk in enumerate(field):
-        P.add_into(out, P.mul(P.derivative(v, k), fk))
+        poly.add_into(out, poly.mul(poly.derivative(v, k), fk))
     return out
 
 
-def positivity_target(v: P.Poly, eps: Fraction, n: int) -> P.Poly:
-    return P.sub(v, P.scale(squared_norm(n), eps))
+def positivity_target(v: poly.Poly, eps: Fraction, n: int) -> poly.Poly:
+    return poly.sub(v, poly.scale(squared_norm(n), eps))
 
 
-def decrease_target(v: P.Poly, field: tuple[P.Poly, ...], decay: Fraction, n: int) -> P.Poly:
-    return P.sub(P.scale(lie_derivative(v, field), -1), P.scale(squared_norm(n), decay))
+def decrease_target(v: poly.Poly, field: tuple[poly.Poly, ...], decay: Fraction, n: int) -> poly.Poly:
+    return poly.sub(poly.scale(lie_derivative(v, field), -1), poly.scale(squared_norm(n), decay))
 
 
 @final
@@ -64,10 +64,10 @@ class LyapunovCertificate:
     @property
     def claim(self) -> str:
         names = self.variables
-        rhs = ", ".join(P.to_text(thaw(f), names) for f in self.field)
+        rhs = ", ".join(poly.to_text(thaw(f), names) for f in self.field)
         kind = "globally asymptotically stable" if self.decay > 0 else "Lyapunov stable"
         return (f"origin of d({', '.join(names)})/dt = ({rhs}) is {kind}: V = "
-                f"{P.to_text(thaw(self.V), names)}, V >= {self.eps}*|x|^2, dV/dt <= "
+                f"{poly.to_text(thaw(self.V), names)}, V >= {self.eps}*|x|^2, dV/dt <= "
                 + (f"-{self.decay}*|x|^2" if self.decay else "0"))
 
     def recheck(self) -> Verdict:
@@ -101,7 +101,7 @@ class LyapunovCertificate:
             if not verdict.holds:
                 return fails(name, f"{part} certificate: {verdict.reason}", dict(verdict.witness))
         return holds(name, f"exact re-check passed: {self.claim}",
-                     {"V": P.to_text(v, self.variables), "eps": str(self.eps), "decay": str(self.decay)})
+                     {"V": poly.to_text(v, self.variables), "eps": str(self.eps), "decay": str(self.decay)})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,8 +111,8 @@ class LyapunovCertificate:
             "label": self.label,
             "claim": self.claim,
             "variables": list(self.variables),
-            "field": [P.to_json(thaw(f)) for f in self.field],
-            "V": P.to_json(thaw(self.V)),
+            "field": [poly.to_json(thaw(f)) for f in self.field],
+            "V": poly.to_json(thaw(self.V)),
             "eps": str(self.eps),
             "decay": str(self.decay),
             "positivity": self.positivity.to_json(),

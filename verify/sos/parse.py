@@ -18,7 +18,7 @@ import sympy
 from theorems.errors import InvalidInput
 from theorems.parsing import CONSTANTS, FUNCTIONS, Grammar, parse
 
-from . import poly as P
+from . import poly
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"ln", "asin", "acos", "max", "min", "I", "oo", "S", "N", "O", "Q"}
@@ -100,7 +100,7 @@ def parse_constraints(text: str, symbols: Sequence[sympy.Symbol] | None,
     return ineqs, eqs
 
 
-def to_exact(expr: object, symbols: Sequence[sympy.Symbol], field: str) -> P.Poly:
+def to_exact(expr: object, symbols: Sequence[sympy.Symbol], field: str) -> poly.Poly:
     """An exact :mod:`verify.sos.poly` polynomial from a SymPy expression / Poly / number."""
     if isinstance(expr, sympy.Poly):
         expr = expr.as_expr()
@@ -120,16 +120,16 @@ def to_exact(expr: object, symbols: Sequence[sympy.Symbol], field: str) -> P.Pol
         raise InvalidInput(field, f"a polynomial in {', '.join(map(str, symbols))}", expr,
                            f"Unknown symbol(s): {', '.join(sorted(map(str, extra)))}")
     try:
-        poly = sympy.Poly(sympy.expand(expr), *symbols, domain="QQ") if symbols else None
+        exact_poly = sympy.Poly(sympy.expand(expr), *symbols, domain="QQ") if symbols else None
     except (sympy.PolynomialError, sympy.CoercionFailed, ValueError) as exc:
         raise InvalidInput(field, "a polynomial with rational coefficients", expr, str(exc)) from None
-    out: P.Poly = {}
-    for mono, coef in poly.terms():
+    out: poly.Poly = {}
+    for mono, coef in exact_poly.terms():
         c = sympy.Rational(coef)
         if c:
             out[tuple(int(e) for e in mono)] = Fraction(int(c.p), int(c.q))
     return out
 
 
-def to_exact_all(exprs: Iterable[object], symbols: Sequence[sympy.Symbol], field: str) -> list[P.Poly]:
+def to_exact_all(exprs: Iterable[object], symbols: Sequence[sympy.Symbol], field: str) -> list[poly.Poly]:
     return [to_exact(e, symbols, f"{field}[{k}]") for k, e in enumerate(exprs)]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
+from theorems.errors import InvalidInput
+
 Monomial = tuple[int, ...]
 Poly = dict[Monomial, Fraction]
 
@@ -180,17 +182,17 @@ def to_json(p: Mapping[Monomial, Fraction]) -> list[list]:
 
 
 def from_json(data: object, n: int, field: str) -> Poly:
-    """Inverse of :func:`to_json`; raises ``ValueError`` naming ``field`` on malformed data."""
+    """Inverse of :func:`to_json`; raises :class:`InvalidInput` naming ``field`` on malformed data."""
     if not isinstance(data, list):
-        raise ValueError(f"{field}: expected a list of [exponents, coefficient] pairs")
+        raise InvalidInput(field, "a list of [exponents, coefficient] pairs", type(data).__name__)
     out: Poly = {}
     for k, item in enumerate(data):
         if not (isinstance(item, list) and len(item) == 2):
-            raise ValueError(f"{field}[{k}]: expected [exponents, coefficient]")
+            raise InvalidInput(f"{field}[{k}]", "[exponents, coefficient]", item)
         mono = parse_monomial(item[0], n, f"{field}[{k}][0]")
         coef = parse_rational(item[1], f"{field}[{k}][1]")
         if mono in out:
-            raise ValueError(f"{field}[{k}]: monomial {list(mono)} listed twice")
+            raise InvalidInput(f"{field}[{k}]", "each monomial listed once", list(mono), "this monomial is listed twice")
         if coef:
             out[mono] = coef
     return out
@@ -199,24 +201,24 @@ def from_json(data: object, n: int, field: str) -> Poly:
 def parse_monomial(data: object, n: int, field: str) -> Monomial:
     if not (isinstance(data, list) and len(data) == n
             and all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in data)):
-        raise ValueError(f"{field}: expected {n} nonnegative integer exponents, got {data!r}")
+        raise InvalidInput(field, f"{n} nonnegative integer exponents", data)
     return tuple(data)
 
 
 def parse_rational(data: object, field: str) -> Fraction:
     """Exact rational from a string such as ``"-3/7"`` or an int; floats are refused (inexact)."""
     if isinstance(data, bool):
-        raise ValueError(f"{field}: expected a rational as a string, got {data!r}")
+        raise InvalidInput(field, "a rational as a string", data)
     if isinstance(data, int):
         return Fraction(data)
     if not isinstance(data, str) or len(data) > 10_000:
-        raise ValueError(f"{field}: expected a rational as a string such as '3/7', got {data!r}")
+        raise InvalidInput(field, "a rational as a string such as '3/7'", data)
     text = data.strip()
     num, _, den = text.partition("/")
     if not _is_int(num) or (den and not _is_int(den)):
-        raise ValueError(f"{field}: expected a rational such as '3/7', got {data!r}")
+        raise InvalidInput(field, "a rational such as '3/7'", data)
     if den and int(den) == 0:
-        raise ValueError(f"{field}: zero denominator in {data!r}")
+        raise InvalidInput(field, "a nonzero denominator", data, "zero denominator")
     return Fraction(int(num), int(den) if den else 1)
 
 

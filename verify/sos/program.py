@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import final
 
-from . import poly as P
+from . import poly
 from .certificate import FrozenPoly, thaw
 
 
@@ -28,7 +28,7 @@ class GramBlock:
     identity: int
     multiplier: tuple[int, ...]
     weight: FrozenPoly
-    basis: tuple[P.Monomial, ...]
+    basis: tuple[poly.Monomial, ...]
 
 
 @final
@@ -49,7 +49,7 @@ class LinearSystem:
     appears twice in the matrix, else 1) used by the orthogonal projection.
     """
 
-    row_keys: tuple[tuple[int, P.Monomial], ...]
+    row_keys: tuple[tuple[int, poly.Monomial], ...]
     columns: tuple[tuple[tuple[int, Fraction], ...], ...]
     rhs: tuple[Fraction, ...]
     weights: tuple[int, ...]
@@ -78,9 +78,9 @@ class GramProgram:
         return self.block_offsets()[-1] + len(self.params)
 
     def system(self) -> LinearSystem:
-        rows: dict[tuple[int, P.Monomial], int] = {}
+        rows: dict[tuple[int, poly.Monomial], int] = {}
 
-        def row(identity: int, mono: P.Monomial) -> int:
+        def row(identity: int, mono: poly.Monomial) -> int:
             key = (identity, mono)
             if key not in rows:
                 rows[key] = len(rows)
@@ -94,8 +94,8 @@ class GramProgram:
             for i in range(len(basis)):
                 for j in range(i, len(basis)):
                     factor = 1 if i == j else 2
-                    base = P.mono_mul(basis[i], basis[j])
-                    entries = tuple((row(block.identity, P.mono_mul(base, m)), c * factor) for m, c in sorted(weight.items()))
+                    base = poly.mono_mul(basis[i], basis[j])
+                    entries = tuple((row(block.identity, poly.mono_mul(base, m)), c * factor) for m, c in sorted(weight.items()))
                     columns.append(entries)
                     weights.append(factor)
         for param in self.params:
@@ -118,7 +118,7 @@ class GramProgram:
             keys[r] = key
         return LinearSystem(tuple(keys), tuple(columns), tuple(rhs), tuple(weights))
 
-    def unmatched_rows(self, system: LinearSystem) -> list[tuple[int, P.Monomial]]:
+    def unmatched_rows(self, system: LinearSystem) -> list[tuple[int, poly.Monomial]]:
         """Rows with a nonzero right-hand side that no unknown can reach (the program is infeasible)."""
         reached = {r for col in system.columns for r, c in col if c}
         return [system.row_keys[r] for r, value in enumerate(system.rhs) if value and r not in reached]

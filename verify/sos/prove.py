@@ -21,7 +21,7 @@ import sympy
 from theorems.errors import InvalidInput
 from theorems.verdict import fails, holds, unknown
 
-from . import poly as P
+from . import poly
 from .bases import half_degree_basis, newton_basis
 from .certificate import Certificate, EqTerm, SOSTerm, freeze
 from .engine import search
@@ -30,17 +30,10 @@ from .program import FreeParam, GramBlock, GramProgram
 from .refute import find_witness
 from .result import SOSResult
 from .rounding import DEFAULT_DENOMINATORS, ExactPoint
-from .solve import SOLVERS
+from .options import SOSOptions
 from .stats import SearchStats
 
 NAME = "sos"
-
-
-def normalize_solver(solver: str) -> str:
-    name = str(solver).upper()
-    if name not in SOLVERS:
-        raise InvalidInput("solver", f"one of {', '.join(s.lower() for s in SOLVERS)}", solver)
-    return name
 
 
 def resolve_symbols(variables: Sequence[sympy.Symbol | str] | str) -> tuple[sympy.Symbol, ...]:
@@ -62,12 +55,12 @@ def multiplier_sets(degrees: Sequence[int], degree: int, products: bool | int) -
     return sets
 
 
-def build_program(p: P.Poly, n: int, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly], degree: int,
+def build_program(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly], eqs: Sequence[poly.Poly], degree: int,
                   products: bool | int) -> GramProgram:
     blocks: list[GramBlock] = []
-    g_degrees = [P.degree(g) for g in ineqs]
+    g_degrees = [poly.degree(g) for g in ineqs]
     for subset in multiplier_sets(g_degrees, degree, products):
-        weight = P.product((ineqs[k] for k in subset), n)
+        weight = poly.product((ineqs[k] for k in subset), n)
         if not subset and not ineqs and not eqs:
             basis = newton_basis(p.keys(), n)
         else:
@@ -76,13 +69,13 @@ def build_program(p: P.Poly, n: int, ineqs: Sequence[P.Poly], eqs: Sequence[P.Po
             blocks.append(GramBlock(0, subset, freeze(weight), tuple(basis)))
     params = []
     for l, h in enumerate(eqs):
-        for mono in half_degree_basis(n, 0, degree - P.degree(h)):
-            params.append(FreeParam(("eq", l, mono), ((0, freeze(P.mul(h, P.monomial(mono)))),)))
+        for mono in half_degree_basis(n, 0, degree - poly.degree(h)):
+            params.append(FreeParam(("eq", l, mono), ((0, freeze(poly.mul(h, poly.monomial(mono)))),)))
     return GramProgram(n, (freeze(p),), tuple(blocks), tuple(params))
 
 
-def certificate_from_point(program: GramProgram, point: ExactPoint, variables: tuple[str, ...], p: P.Poly,
-                           ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly], label: str = "") -> Certificate:
+def certificate_from_point(program: GramProgram, point: ExactPoint, variables: tuple[str, ...], p: poly.Poly,
+                           ineqs: Sequence[poly.Poly], eqs: Sequence[poly.Poly], label: str = "") -> Certificate:
     """Assemble the certificate, keeping only the terms and the constraints it actually uses.
 
     A constraint whose multipliers are all zero is dropped (and indices renumbered): the
@@ -91,11 +84,11 @@ def certificate_from_point(program: GramProgram, point: ExactPoint, variables: t
     """
     blocks = [(block, gram) for block, gram in zip(program.blocks, point.grams)
               if any(x for row in gram for x in row)]
-    multipliers: dict[int, P.Poly] = {}
+    multipliers: dict[int, poly.Poly] = {}
     for param, value in zip(program.params, point.params):
         _, l, mono = param.tag
         if value:
-            P.add_into(multipliers.setdefault(l, {}), P.monomial(mono, value))
+            poly.add_into(multipliers.setdefault(l, {}), poly.monomial(mono, value))
     used_g = sorted({k for block, _ in blocks for k in block.multiplier})
     used_h = sorted(l for l, m in multipliers.items() if m)
     g_index = {k: i for i, k in enumerate(used_g)}
@@ -113,8 +106,8 @@ def drop_zero_rows(basis, gram) -> tuple[tuple, tuple]:
     return tuple(basis[i] for i in keep), tuple(tuple(gram[i][j] for j in keep) for i in keep)
 
 
-def default_degree(p: P.Poly, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly]) -> int:
-    d = max([P.degree(p)] + [P.degree(g) for g in ineqs] + [P.degree(h) for h in eqs] + [0])
+def default_degree(p: poly.Poly, ineqs: Sequence[poly.Poly], eqs: Sequence[poly.Poly]) -> int:
+    d = max([poly.degree(p)] + [poly.degree(g) for g in ineqs] + [poly.degree(h) for h in eqs] + [0])
     return d + (d % 2)
 
 
@@ -123,28 +116,21 @@ MAX_GRAM = 400
 what a workstation handles (memory grows with the square of the block)."""
 
 
-def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] = (), eqs: Sequence[P.Poly] = (),
-                degree: int | None = None, products: bool | int = False, solver: str = "CLARABEL",
-                refute: bool = True, denominators: Sequence[int] = DEFAULT_DENOMINATORS,
-                label: str = "") -> SOSResult:
+def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.Poly] = (),
+                eqs: Sequence[poly.Poly] = (), options: SOSOptions = SOSOptions()) -> SOSResult:
     """:func:`prove_nonnegative` on already exact polynomials (``verify.sos.poly`` dicts)."""
     n = len(variables)
-    solver = normalize_solver(solver)
-    if degree is None:
-        degree = default_degree(p, ineqs, eqs)
-    if isinstance(degree, bool) or not isinstance(degree, int) or degree < max(P.degree(p), 0):
-        raise InvalidInput("degree", f"an integer >= deg p = {P.degree(p)}", degree)
-    if not (isinstance(products, (bool, int)) and (products is True or products is False or products >= 2)):
-        raise InvalidInput("products", "True, False or the largest number of factors (>= 2)", products)
-    if not denominators or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in denominators):
-        raise InvalidInput("denominators", "a non-empty list of positive integers", denominators)
+    solver, refute, denominators, label = options.solver, options.refute, options.denominators, options.label
+    products = options.products
+    degree = options.degree if options.degree is not None else default_degree(p, ineqs, eqs)
+    if degree < max(poly.degree(p), 0):
+        raise InvalidInput("degree", f"an integer >= deg p = {poly.degree(p)}", degree)
     largest = math.comb(n + degree // 2, n)  # monomials of degree <= degree/2: the largest possible Gram block
     if largest > MAX_GRAM:
         raise InvalidInput("POLY / --degree", f"a problem whose Gram blocks have at most {MAX_GRAM} monomials",
                            f"degree {degree} in {n} variable(s): up to {largest} monomials per block",
                            "Lower the degree or the number of variables")
-    options = {"degree": degree, "products": products, "solver": solver, "refute": refute,
-               "denominators": [int(d) for d in denominators]}
+    options_json = options.to_json(degree)
     draft = Certificate(variables, freeze(p), tuple(freeze(g) for g in ineqs), tuple(freeze(h) for h in eqs),
                         (), (), label)
     claim = draft.claim
@@ -156,24 +142,24 @@ def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] =
             return SOSResult(fails(NAME, f"refuted: at the rational point {point} (in the set) the polynomial "
                                          f"equals {witness.value} < 0", {"claim": claim, "point": point,
                                                                          "value": str(witness.value)}),
-                             None, SearchStats(solver=solver), time.perf_counter() - start, options)
+                             None, SearchStats(solver=solver), time.perf_counter() - start, options_json)
     refute_s = time.perf_counter() - start
     if not p:
         cert = draft
         return SOSResult(holds(NAME, "the polynomial is identically zero", {"claim": claim}), cert,
-                         SearchStats(solver=solver), refute_s, options)
+                         SearchStats(solver=solver), refute_s, options_json)
     program = build_program(p, n, ineqs, eqs, degree, products)
     outcome = search(program, solver, denominators)
     if outcome.point is None:
         return SOSResult(unknown(NAME, f"no exact certificate at degree {degree}: {outcome.reason}",
-                                 {"claim": claim, "degree": degree}), None, outcome.stats, refute_s, options)
+                                 {"claim": claim, "degree": degree}), None, outcome.stats, refute_s, options_json)
     check_start = time.perf_counter()
     cert = certificate_from_point(outcome.program, outcome.point, variables, p, ineqs, eqs, label)
     verdict = cert.recheck()
     stats = _add_rounding(outcome.stats, time.perf_counter() - check_start)
     if not verdict.holds:
         return SOSResult(unknown(NAME, f"the rounded certificate failed its exact re-check: {verdict.reason}",
-                                 {"claim": claim}), None, stats, refute_s, options)
+                                 {"claim": claim}), None, stats, refute_s, options_json)
     used = ""
     if len(cert.ineqs) < len(ineqs) or len(cert.eqs) < len(eqs):
         used = (f"; the certificate uses {len(cert.ineqs)} of {len(ineqs)} inequalities and {len(cert.eqs)} of "
@@ -181,7 +167,7 @@ def prove_exact(p: P.Poly, variables: tuple[str, ...], ineqs: Sequence[P.Poly] =
     return SOSResult(holds(NAME, f"exact SOS certificate (degree {degree}, denominator "
                                  f"{outcome.point.denominator}): {verdict.reason}{used}",
                            {"claim": claim, "certified_claim": cert.claim, "degree": degree}),
-                     cert, stats, refute_s, options)
+                     cert, stats, refute_s, options_json)
 
 
 def _add_rounding(stats: SearchStats, seconds: float) -> SearchStats:
@@ -206,4 +192,5 @@ def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None,
     exact_p = to_exact(p, symbols, "p")
     exact_g = to_exact_all(ineqs, symbols, "ineqs")
     exact_h = to_exact_all(eqs, symbols, "eqs")
-    return prove_exact(exact_p, names, exact_g, exact_h, degree, products, solver, refute, denominators, label)
+    options = SOSOptions(degree, products, solver, refute, tuple(denominators), label)
+    return prove_exact(exact_p, names, exact_g, exact_h, options)

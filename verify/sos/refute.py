@@ -17,7 +17,7 @@ from typing import Sequence, final
 import numpy as np
 from scipy.optimize import minimize
 
-from . import poly as P
+from . import poly
 
 _GRID = [Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(-1, 2), Fraction(2), Fraction(-2),
          Fraction(1, 3), Fraction(-1, 3), Fraction(3, 2), Fraction(-3, 2), Fraction(2, 3), Fraction(-2, 3),
@@ -31,7 +31,7 @@ class Witness:
     value: Fraction
 
 
-def _float_eval(p: P.Poly, n: int):
+def _float_eval(p: poly.Poly, n: int):
     if not p:
         return lambda X: np.zeros(X.shape[0])
     exps = np.array(list(p.keys()), dtype=float).reshape(len(p), n)
@@ -45,16 +45,16 @@ def _float_eval(p: P.Poly, n: int):
     return f
 
 
-def _exact_witness(point: Sequence[Fraction], p: P.Poly, ineqs: Sequence[P.Poly], eqs: Sequence[P.Poly]) -> Witness | None:
-    if any(P.evaluate(h, point) != 0 for h in eqs):
+def _exact_witness(point: Sequence[Fraction], p: poly.Poly, ineqs: Sequence[poly.Poly], eqs: Sequence[poly.Poly]) -> Witness | None:
+    if any(poly.evaluate(h, point) != 0 for h in eqs):
         return None
-    if any(P.evaluate(g, point) < 0 for g in ineqs):
+    if any(poly.evaluate(g, point) < 0 for g in ineqs):
         return None
-    value = P.evaluate(p, point)
+    value = poly.evaluate(p, point)
     return Witness(tuple(point), value) if value < 0 else None
 
 
-def find_witness(p: P.Poly, n: int, ineqs: Sequence[P.Poly] = (), eqs: Sequence[P.Poly] = (),
+def find_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Sequence[poly.Poly] = (),
                  seed: int = 0, samples: int = 400, starts: int = 6) -> Witness | None:
     """Search a rational point of ``{g >= 0, h = 0}`` with ``p < 0``; ``None`` when none is found."""
     rng = random.Random(seed)

@@ -7,7 +7,9 @@ Given a float solution ``z_f`` of ``A z = b, X_b >= 0`` (ideally an interior poi
 2. project ``z~`` exactly onto the affine space ``{A z = b}`` in the Frobenius metric:
    ``z = z~ - W^{-1} A^T (A W^{-1} A^T)^{-1} (A z~ - b)`` restricted to a maximal set of independent
    rows (found by an exact RREF with python-flint).  The identity now holds *exactly*;
-3. check every Gram block PSD exactly (:func:`verify.sos.exact_psd.check_psd`).
+3. check every Gram block PSD exactly with python-flint (:func:`theorems.psd_flint.psd_decision`;
+   the certificate's re-check then uses the independent standard-library
+   :func:`verify.sos.exact_psd.check_psd`).
 
 If the float point had PSD margin ``t`` and the rounding plus projection moves each block by less
 than ``t`` (in spectral norm), step 3 succeeds; that is why the margin solve comes first.  Several
@@ -22,7 +24,8 @@ from typing import Sequence, final
 import flint
 import numpy as np
 
-from .exact_psd import check_psd
+from theorems.psd_flint import psd_decision
+
 from .program import GramProgram, LinearSystem
 
 DEFAULT_DENOMINATORS = (2 ** 8, 2 ** 12, 2 ** 16, 2 ** 20, 2 ** 26, 2 ** 32)
@@ -149,8 +152,8 @@ def rationalize(program: GramProgram, projector: Projector, grams: Sequence[np.n
         exact_grams, exact_params = split(program, z_exact)
         failed = None
         for k, matrix in enumerate(exact_grams):
-            check = check_psd(matrix)
-            if not check.ok:
+            check = psd_decision(matrix)
+            if not check.psd:
                 failed = f"with denominator {D}, Gram block {k} (size {len(matrix)}) is not PSD after exact projection: {check.reason}"
                 break
         if failed is None:

@@ -24,6 +24,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from theorems.errors import InvalidInput
+
 from .program import GramProgram, LinearSystem
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,7 @@ def _float_matrix(program: GramProgram, system: LinearSystem) -> sp.csr_matrix:
 
 def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool) -> FloatSolution:
     if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+        raise InvalidInput("solver", f"one of {', '.join(SOLVERS)}", solver)
     start = time.perf_counter()
     grams = [cp.Variable((len(b.basis), len(b.basis)), symmetric=True) for b in program.blocks]
     params = cp.Variable(len(program.params)) if program.params else None

@@ -22,7 +22,8 @@ from verify.certificates.token_iss_44 import certify_hemisphere_iss, infinity_no
 
 from . import symbolic, symbolic_hemisphere44
 from .obligations import ob
-from .proofs_sym import _spectrum
+from .plan import Steps
+from .proofs_sym import spectrum_of
 from .report import ProofStep
 from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
 
@@ -35,7 +36,7 @@ ISS_CASCADE_SOURCE = ("ISS with a converging input implies convergence (E. D. So
 
 
 def _U(system: AttentionSystem) -> list[list[Fraction]] | None:
-    from theorems.predicates.top_eigen_sign import rational_matrix
+    from theorems.predicates._rational import rational_matrix
     from theorems.predicates.value_map import constant_value
 
     _, value, _ = constant_value(system.heads[0].U)
@@ -48,7 +49,7 @@ def plan_4_4_hemisphere(system: AttentionSystem, hypotheses: HypothesisReport) -
         return [weights]
     steps = [weights, symbolic_step("first_eigen_coordinate", "b = <v,x_1>: db/dt = (lambda_1 - x_1^T U x_1) b (from eq. 5)",
                                     symbolic.first_eigen_coordinate)]
-    spectrum = _spectrum(hypotheses, system.d) if system.d >= 2 else None
+    spectrum = spectrum_of(hypotheses, system.d) if system.d >= 2 else None
     if spectrum is None:
         steps.append(ProofStep("first_token_alignment", "certificate", "lambda_1 - x^T U x >= gap (1 - b^2)", None))
         return steps
@@ -103,3 +104,6 @@ def plan_4_4_hemisphere(system: AttentionSystem, hypotheses: HypothesisReport) -
                         ob("base of the induction: r_1 -> 0", "first_token_convergence")]),
         ]
     return steps
+
+
+PLAN = Steps(plan_4_4_hemisphere)

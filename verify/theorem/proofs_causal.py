@@ -9,12 +9,16 @@ The plain ISS cascade is *not* cited: the decay term vanishes at ``x_i = -x_1`` 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import final
 
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
 from verify.certificates.token_iss_polar import KAPPA, certify_token_iss_polar
 
+from theorems.verdict import Status
+
 from . import symbolic, symbolic_causal
+from .plan import Outcome, ProofPlan, Remarks, Steps
 from .proofs_causal_closure import closure_steps, divergence_steps
 from .report import ProofStep
 from .steps import certificate_step, symbolic_step, weights_prelude
@@ -73,3 +77,57 @@ def plan_iss(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
     if lo is None:
         return [weights]
     return [weights] + _iss_steps(system, lo, hi)
+
+
+def antipodal_tokens(system: AttentionSystem) -> list[int]:
+    """1-based tokens ``i >= 2`` that sit exactly at ``-x_1(0)`` while every token ``2..i-1`` sits at
+    ``+-x_1(0)``: each is an exact equilibrium of its subsystem (symbolic step ``antipodal_equilibrium``),
+    so it never converges to ``x_1(0)``.  Exact data compared exactly, float data bit for bit.  The scan
+    stops at the first token that is not at ``+-x_1``: later tokens are driven by a moving one."""
+    exact = system.tokens_exact is not None
+    rows = system.tokens_exact if exact else system.tokens
+    first = [rows[0, k] for k in range(system.d)]
+
+    def sign_of(i: int) -> int:
+        row = [rows[i, k] for k in range(system.d)]
+        if all(bool(a == b) for a, b in zip(row, first)):
+            return 1
+        if all(bool(a == -b) for a, b in zip(row, first)):
+            return -1
+        return 0
+
+    out = []
+    for i in range(1, system.N):
+        s = sign_of(i)
+        if s == 0:
+            break
+        if s == -1:
+            out.append(i + 1)
+    return out
+
+
+def exceptional_note(tokens: list[int]) -> str:
+    if not tokens:
+        return ""
+    which = ", ".join(f"x_{i}(0) = -x_1(0)" for i in tokens)
+    lead = " (a = -1, where V does not decrease)" if tokens[0] == 2 else ""
+    return (f"; note: this instance starts in the exceptional set: {which}{lead}, with every earlier token at "
+            "+-x_1(0), an exact equilibrium of eq. 5 for those tokens: they never reach x_1(0); the conclusion holds "
+            "for almost every start, not for this one")
+
+
+@final
+class _Plan42(ProofPlan):
+    """Theorem 4.2; a proven result on an instance in the exceptional set gets a note saying so."""
+
+    def steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+        return plan_4_2(system, hypotheses)
+
+    def remarks(self, outcome: Outcome) -> Remarks:
+        if outcome.status is not Status.HOLDS:
+            return Remarks()
+        return Remarks(exceptional_note(antipodal_tokens(outcome.system)))
+
+
+PLAN_4_2 = _Plan42()
+PLAN_ISS = Steps(plan_iss)

@@ -8,22 +8,31 @@ composed verdict is then "refuted", exit 3) or ``unknown`` (exit 4); never ``hol
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import final
+
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
 from theorems.verdict import fails, unknown
 
+from .plan import ProofPlan
 from .report import ProofStep
 
-REFUTES = {"4.4-sym-later": "later-token-alignment", "4.4-same-sign": "same-sign-consensus"}
 STEP = "counterexample"
 
 
-def plan_counterexample(theorem_id: str):
-    refutes = REFUTES[theorem_id]
+@final
+@dataclass(frozen=True)
+class CounterexamplePlan(ProofPlan):
+    """Search a certified counterexample to the conclusion ``refutes`` names (see the module doc)."""
 
-    def plan(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    refutes: str  # a conclusion of verify.equilibrium.search.find_counterexample
+
+    def steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
         from verify.equilibrium.search import find_counterexample
 
+        theorem_id = hypotheses.theorem.id
+        refutes = self.refutes
         statement = ("a certified asymptotically stable equilibrium that violates the conclusion (Krawczyk test and "
                      "exact Lyapunov equations in arb ball arithmetic, verify/equilibrium); the claim is false in "
                      "general, so no step proves it")
@@ -41,4 +50,6 @@ def plan_counterexample(theorem_id: str):
                         dict(check.witness))
         return [ProofStep(STEP, "certificate", statement, verdict, cert, data=result.stats)]
 
-    return plan
+
+LATER_TOKEN_ALIGNMENT = CounterexamplePlan("later-token-alignment")
+SAME_SIGN_CONSENSUS = CounterexamplePlan("same-sign-consensus")

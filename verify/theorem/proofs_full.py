@@ -12,6 +12,7 @@ from theorems.system import AttentionSystem
 from verify.certificates import certify_hemisphere_invariance
 
 from . import symbolic
+from .plan import Steps
 from .report import ProofStep
 from .obligations import ob
 from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
@@ -56,3 +57,7 @@ def plan_weights(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
     if lo is None:
         return [weights]
     return [weights]
+
+
+PLAN_3_2 = Steps(plan_3_2)
+PLAN_WEIGHTS = Steps(plan_weights)

@@ -13,35 +13,35 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Any, final
 
 from theorems.catalogue.base import HypothesisReport
+from theorems.predicates.evidence import TopEigen
 from theorems.system import AttentionSystem
+from theorems.verdict import Status, holds
 from verify.certificates import certify_first_token_alignment
 
 from . import symbolic
-from .report import ProofStep
 from .obligations import ob
+from .plan import Outcome, ProofPlan, Remarks, Steps
+from .report import ProofStep
 from .steps import certificate_step, cited_step, symbolic_step
-from theorems.verdict import holds
-
-
 
 _RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 
 
-def _spectrum(hypotheses: HypothesisReport, d: int) -> tuple[list[Fraction], str] | None:
+def spectrum_of(hypotheses: HypothesisReport, d: int) -> tuple[list[Fraction], str] | None:
     """The spectrum the certificate is built for: the exact ``(lambda_1, lambda_2, ..., lambda_2)`` when
-    both are plain rationals in the witness, else the shifted ``(0, -g, ..., -g)`` with the proven
-    rational lower bound ``g`` of the gap.  Witness strings are never "simplified" into numbers."""
-    for v in hypotheses.verdicts:
-        if v.name == "U_simple_top_eigenvalue" and v.holds:
-            w = v.witness
-            l1, l2 = str(w.get("lambda_1", "")), str(w.get("lambda_2", ""))
-            if _RATIONAL.match(l1) and _RATIONAL.match(l2):
-                return [Fraction(l1)] + [Fraction(l2)] * (d - 1), f"lambda_1 = {l1}, lambda_2 = {l2} (exact)"
-            g = Fraction(str(w["gap_lower_bound"]))
-            return [Fraction(0)] + [-g] * (d - 1), f"shifted spectrum, proven gap >= {g}"
-    return None
+    both are plain rationals, else the shifted ``(0, -g, ..., -g)`` with the proven rational lower bound
+    ``g`` of the gap.  Eigenvalue strings are never "simplified" into numbers."""
+    top = hypotheses.evidence(TopEigen)
+    if top is None:
+        return None
+    l1, l2 = top.lambda_1, str(top.lambda_2 or "")
+    if _RATIONAL.match(l1) and _RATIONAL.match(l2):
+        return [Fraction(l1)] + [Fraction(l2)] * (d - 1), f"lambda_1 = {l1}, lambda_2 = {l2} (exact)"
+    g = top.gap_lower_bound
+    return [Fraction(0)] + [-g] * (d - 1), f"shifted spectrum, proven gap >= {g}"
 
 
 def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
@@ -51,7 +51,7 @@ def plan_4_4_sym(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
         steps.append(ProofStep("one_dimensional", "symbolic", "in d = 1 the sphere is {v, -v}: x_1 is aligned at all times",
                                holds("one_dimensional", "S^0 = {-1, 1} = {v, -v}; nothing to certify")))
         return steps
-    spectrum = _spectrum(hypotheses, system.d)
+    spectrum = spectrum_of(hypotheses, system.d)
     if spectrum is None:
         return steps
     values, how = spectrum
@@ -89,3 +89,71 @@ def plan_grad_energy(system: AttentionSystem, hypotheses: HypothesisReport) -> l
                     ob("U = P, so F_i = sum_j a_ij P x_j", "hypothesis:U_equals_P"),
                     ob("P symmetric (used by the identity)", "hypothesis:P_symmetric")]),
     ]
+
+
+ALIGNED = 1e-6
+"""A token counts as aligned with span(v) at the horizon when 1 - |<v, x_i(T)>| < ALIGNED."""
+
+
+def later_tokens_note(alignment: dict[str, Any] | None) -> str:
+    """What the simulation shows about the later tokens, which 4.4-sym does not claim (numbers never
+    add to or remove from the verdict here; they are reported)."""
+    if not alignment:
+        return ""
+    off = [i for i, c in enumerate(alignment["inner_with_v"]) if 1 - abs(c) >= ALIGNED]
+    if not off:
+        return "; the simulation ends with every token aligned with span(v) (not claimed beyond x_1)"
+    worst = min(abs(alignment["inner_with_v"][i]) for i in off)
+    return (f"; the simulation ends (t = {alignment['t_end']}) with token(s) {off} off span(v) (min |<v, x_i>| = "
+            f"{worst:.4g}): later tokens are not claimed to align (see the counterexample in the catalogue)")
+
+
+def first_token_orthogonal(system: AttentionSystem, hypotheses: HypothesisReport) -> bool:
+    """Exactly ``<v, x_1(0)> = 0`` when both ``v`` and the tokens are exact; False when undecidable."""
+    import sympy
+
+    top = hypotheses.evidence(TopEigen, holding=False)
+    if top is None or top.v is None or system.tokens_exact is None:
+        return False
+    inner = sum(sympy.sympify(c) * system.tokens_exact[0, k] for k, c in enumerate(top.v))
+    return sympy.simplify(inner) == 0
+
+
+def alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: float) -> dict[str, Any] | None:
+    """Signs of ``<v, x_i(t_end)>``: 4.4-sym predicts alignment with ``span(v)``, not a common sign."""
+    import numpy as np
+
+    from numerics.dop853 import DOP853
+
+    top = hypotheses.evidence(TopEigen, holding=False)
+    if top is None or top.v_float is None:
+        return None
+    final_state = DOP853().integrate(system, t_end, samples=2).final[0]
+    inner = final_state @ np.asarray(top.v_float, dtype=float)
+    signs = [int(s) for s in np.sign(inner)]
+    return {"t_end": t_end, "v": [float(c) for c in top.v_float], "inner_with_v": [float(c) for c in inner],
+            "signs": signs, "same_sign": len(set(signs) - {0}) <= 1,
+            "note": "alignment with span(v) is the claim; same-sign consensus is not implied (SPEC §2)"}
+
+
+@final
+class _Plan44Sym(ProofPlan):
+    """4.4-sym; the report adds what the simulation shows about the later tokens (not claimed) and
+    flags the exceptional start ``<v, x_1(0)> = 0``."""
+
+    def steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+        return plan_4_4_sym(system, hypotheses)
+
+    def remarks(self, outcome: Outcome) -> Remarks:
+        note, extra = "", {}
+        if outcome.evidence is not None and outcome.status is not Status.FAILS:
+            extra["alignment"] = alignment(outcome.system, outcome.hypotheses, outcome.t_end)
+            note += later_tokens_note(extra["alignment"])
+        if outcome.status is Status.HOLDS and first_token_orthogonal(outcome.system, outcome.hypotheses):
+            note += ("; note: <v, x_1(0)> = 0 exactly, the exceptional start of the certified statement: "
+                     "x_1 need not align for this instance")
+        return Remarks(note, extra)
+
+
+PLAN_4_4_SYM = _Plan44Sym()
+PLAN_GRAD_ENERGY = Steps(plan_grad_energy)

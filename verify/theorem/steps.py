@@ -7,6 +7,7 @@ from typing import Callable
 import sympy
 
 from theorems.catalogue.base import HypothesisReport
+from theorems.predicates.evidence import PBound
 from theorems.system import AttentionSystem
 from theorems.verdict import fails, holds, unknown
 
@@ -36,10 +37,8 @@ def certificate_step(step_id: str, statement: str, search: Callable[[], object])
 
 def bound_p(hypotheses: HypothesisReport) -> Fraction | None:
     """The proven bound ``p >= sup ||P^h(t)||_2`` from the ``P_bounded`` verdict, if it holds."""
-    for v in hypotheses.verdicts:
-        if v.name == "P_bounded" and v.holds:
-            return Fraction(str(v.witness["p"]))
-    return None
+    bound = hypotheses.evidence(PBound)
+    return bound.p if bound is not None else None
 
 
 MAX_EXPONENT = 700

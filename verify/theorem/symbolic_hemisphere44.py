@@ -6,17 +6,9 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.verdict import Verdict, fails, holds
+from theorems.verdict import Verdict
 
-from .symbolic_causal import _vec
-
-
-def _result(name: str, statement: str, residuals: dict[str, sympy.Expr], method: str) -> Verdict:
-    res = {k: sympy.expand(v) for k, v in residuals.items()}
-    witness = {"statement": statement, "residuals": {k: str(v) for k, v in res.items()}, "method": method}
-    if all(v == 0 for v in res.values()):
-        return holds(name, f"{statement}: every residual is exactly 0 ({method})", witness)
-    return fails(name, f"{statement}: a residual does not vanish", witness)
+from .symbolic_causal import _result, _vec
 
 
 def v_coordinate_equation() -> Verdict:

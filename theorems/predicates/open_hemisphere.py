@@ -1,6 +1,7 @@
 """Open hemisphere: some ``z`` with ``<z, x_i> > 0`` for every token (Theorem 3.2, SPEC §6).
 
-A linear program gives the hint; the proof is exact.  Either
+A linear program gives the hint (:mod:`theorems.hemisphere_margin`, the one hemisphere
+computation and the one definition of its margin); the proof is exact.  Either
 
 * **holds** with ``z`` (rational): ``min_i <z, x_i> > 0`` re-checked in exact rational arithmetic
   (float tokens are read as the rationals they hold), or
@@ -20,9 +21,9 @@ from typing import Any, Sequence
 import flint
 import numpy as np
 import sympy
-from scipy.optimize import linprog
 
 from ..errors import InvalidInput
+from ..hemisphere_margin import farkas_lp, hemisphere_lp
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
 from ._rational import enclose, fstr, to_fraction
@@ -126,29 +127,25 @@ def hemisphere_verdict(points, exact_points=None) -> Verdict:
     ``exact_points`` (optional, same shape: SymPy matrix, Fractions or strings-as-SymPy numbers)
     are the exact data; without them the float values are used as exact rationals.  Witness keys:
     ``z``, ``min_inner``, ``argmin`` (holds); ``lambda`` (index -> exact weight), ``support``
-    (fails); ``lp_margin`` and ``farkas_residual`` (floats, always when computed).
+    (fails); ``margin`` (the LP candidate's margin, :func:`theorems.hemisphere_margin.margin_at`) and
+    ``farkas_residual`` (floats, always when computed).
     """
     X = np.asarray(points, dtype=float)
     if X.ndim != 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):
         raise InvalidInput("points", "an N x d array of finite numbers with N >= 1", X.shape)
     N, d = X.shape
     rows, rational = _exact_rows(X, exact_points)
-    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.c_[-X, np.ones(N)], b_ub=np.zeros(N),
-                  bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
-    margin = float(-res.fun) if res.status == 0 else None
-    info: dict[str, Any] = {"lp_margin": margin}
-    if res.status == 0 and margin > 0:
-        z_float = res.x[:d]
-        for z in ([Fraction(float(v)).limit_denominator(10 ** 6) for v in z_float],
-                  [Fraction(float(v)) for v in z_float]):
+    lp = hemisphere_lp(X)
+    info: dict[str, Any] = {"margin": lp.margin}
+    if lp.z is not None and lp.lp_value > 0:
+        for z in ([Fraction(float(v)).limit_denominator(10 ** 6) for v in lp.z],
+                  [Fraction(float(v)) for v in lp.z]):
             ok, m, i = _check_z(z, rows)
             if ok:
                 return holds(_ID, f"all {N} tokens satisfy <z, x_i> > 0 (minimum ~{float(m):.6g} at token {i})",
                              {"z": [fstr(v) for v in z], "min_inner": _show(m), "argmin": i, **info}, rational)
-    far = linprog(np.zeros(N), A_eq=np.r_[X.T, np.ones((1, N))], b_eq=np.r_[np.zeros(d), 1.0],
-                  bounds=[(0, None)] * N, method="highs-ds")
-    if far.status == 0:
-        lam_float = far.x
+    lam_float = farkas_lp(X)
+    if lam_float is not None:
         info["farkas_residual"] = float(np.abs(X.T @ lam_float).max())
         support = [int(i) for i in np.flatnonzero(lam_float > 1e-12)]
         if 0 < len(support) <= MAX_EXACT_SUPPORT:

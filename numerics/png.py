@@ -1,0 +1,30 @@
+"""One Figure-to-PNG helper: matplotlib figures without pyplot (no global figure or backend state).
+
+:func:`new_figure` makes a :class:`matplotlib.figure.Figure` with its own Agg canvas;
+:func:`figure_png` renders it to PNG bytes (the callers write files through :mod:`verify.outputs`).
+matplotlib is imported inside the functions, so importing this module costs nothing.
+"""
+from __future__ import annotations
+
+import io
+from typing import Any
+
+
+def new_figure(figsize: tuple[float, float], dpi: int = 100) -> Any:
+    """A Figure attached to an Agg canvas (rendering needs no display and no pyplot)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def figure_png(fig: Any, **savefig: Any) -> bytes:
+    """The figure as PNG bytes (``savefig`` options, e.g. ``bbox_inches="tight"``, passed through)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", **savefig)
+    return buffer.getvalue()
+
+
+__all__ = ["figure_png", "new_figure"]

@@ -1,0 +1,92 @@
+"""The one hemisphere computation (a float hint) and the one definition of its margin.
+
+Tokens ``x_1..x_N`` lie in an open hemisphere iff some ``z`` has ``min_i <z, x_i> > 0``.  The
+**margin** of the tokens is
+
+    margin(X) = max_{|z| = 1} min_i <z, x_i/|x_i|>
+
+(the sine of the angular distance of the closest token to the boundary great sphere; when
+positive, the distance from 0 to the convex hull of the unit tokens).  Every computation reports
+:func:`margin_at` of the ``z`` it found: the margin attained by a feasible ``z``, a lower bound on
+``margin(X)`` that never overstates it.
+
+:func:`hemisphere_lp` solves the linear program
+
+    maximize m  subject to  <z, x_i> >= m (all i),  -1 <= z_k <= 1,  m <= 1
+
+(scipy HiGHS) on the rows as given, and :func:`farkas_lp` looks for weights ``lambda >= 0``,
+``sum lambda = 1``, ``sum lambda_i x_i = 0`` (no open hemisphere).  Both are hints: the exact
+verdict (a rational ``z`` or an exact Farkas certificate) is
+:mod:`theorems.predicates.open_hemisphere`'s job, and a float measurement of token states
+(``llm_checks``) stays a measurement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import final
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .errors import InvalidInput
+
+
+def _rows(X: np.ndarray, name: str) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] < 1 or not np.all(np.isfinite(A)):
+        raise InvalidInput(name, "an N x d array of finite numbers with N >= 1", getattr(A, "shape", None))
+    return A
+
+
+def margin_at(z: np.ndarray, X: np.ndarray) -> float:
+    """``min_i <z/|z|, x_i/|x_i|>``: the margin attained by ``z`` (the module's one definition)."""
+    A = _rows(X, "points")
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        raise InvalidInput("points", "nonzero rows (a zero token has no direction)", f"{int(np.sum(norms == 0))} zero rows")
+    z = np.asarray(z, dtype=np.float64)
+    nz = float(np.linalg.norm(z))
+    if nz == 0.0 or not np.isfinite(nz):
+        return float("nan")
+    return float(np.min((A / norms[:, None]) @ (z / nz)))
+
+
+@final
+@dataclass(frozen=True)
+class HemisphereLP:
+    """Outcome of :func:`hemisphere_lp`: the candidate ``z`` (None when the solver did not finish),
+    its margin (:func:`margin_at`), the LP optimum ``m`` (box-normalised ``z``; same sign as the
+    margin) and the LP's dual weights on the constraints ``<z, x_i> >= m``."""
+
+    z: np.ndarray | None
+    margin: float | None
+    lp_value: float | None
+    duals: np.ndarray | None
+    message: str
+
+
+def hemisphere_lp(X: np.ndarray) -> HemisphereLP:
+    """The LP of the module docstring on the rows of ``X`` as given (``N x d``)."""
+    A = _rows(X, "points")
+    N, d = A.shape
+    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.c_[-A, np.ones(N)], b_ub=np.zeros(N),
+                  bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
+    if res.status != 0 or res.x is None:
+        return HemisphereLP(None, None, None, None, str(res.message))
+    z = np.asarray(res.x[:d])
+    duals = -np.asarray(res.ineqlin.marginals) if getattr(res, "ineqlin", None) is not None else None
+    margin = margin_at(z, A) if np.linalg.norm(z) > 0 and np.all(np.linalg.norm(A, axis=1) > 0) else None
+    return HemisphereLP(z, margin, float(-res.fun), duals, str(res.message))
+
+
+def farkas_lp(X: np.ndarray) -> np.ndarray | None:
+    """Float weights ``lambda >= 0`` with ``sum lambda = 1`` and ``sum lambda_i x_i = 0`` (a vertex of
+    that polytope, HiGHS dual simplex), or None when the LP finds none."""
+    A = _rows(X, "points")
+    N, d = A.shape
+    far = linprog(np.zeros(N), A_eq=np.r_[A.T, np.ones((1, N))], b_eq=np.r_[np.zeros(d), 1.0],
+                  bounds=[(0, None)] * N, method="highs-ds")
+    return np.asarray(far.x) if far.status == 0 else None
+
+
+__all__ = ["HemisphereLP", "farkas_lp", "hemisphere_lp", "margin_at"]

@@ -1,0 +1,63 @@
+"""The options of one SOS search, as one frozen record (like cvxpy's solver options).
+
+:func:`verify.sos.prove.prove_exact` takes a :class:`SOSOptions`; :func:`verify.sos.prove_nonnegative`
+keeps its keyword arguments and builds one.  Validation happens here, at construction, so a bad
+option is refused before any work (:class:`~theorems.errors.InvalidInput` naming the option).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence, final
+
+from theorems.errors import InvalidInput
+
+from .rounding import DEFAULT_DENOMINATORS
+from .solve import SOLVERS
+
+
+def normalize_solver(solver: str) -> str:
+    name = str(solver).upper()
+    if name not in SOLVERS:
+        raise InvalidInput("solver", f"one of {', '.join(s.lower() for s in SOLVERS)}", solver)
+    return name
+
+
+@final
+@dataclass(frozen=True)
+class SOSOptions:
+    """``degree``: largest total degree of every term (None: the largest input degree rounded up to
+    even); ``products``: products of constraints (True all, or the most factors, >= 2); ``solver``;
+    ``refute``: first look for a rational counterexample; ``denominators``: rounding denominators,
+    tried smallest first; ``label``: a name stored in the certificate."""
+
+    degree: int | None = None
+    products: bool | int = False
+    solver: str = "CLARABEL"
+    refute: bool = True
+    denominators: Sequence[int] = DEFAULT_DENOMINATORS
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "solver", normalize_solver(self.solver))
+        d = self.degree
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
+            raise InvalidInput("degree", "an integer >= deg p, or None", d)
+        pr = self.products
+        if not (isinstance(pr, (bool, int)) and (pr is True or pr is False or pr >= 2)):
+            raise InvalidInput("products", "True, False or the largest number of factors (>= 2)", pr)
+        dens = self.denominators
+        if not dens or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in dens):
+            raise InvalidInput("denominators", "a non-empty list of positive integers", dens)
+        object.__setattr__(self, "denominators", tuple(int(x) for x in dens))
+        if not isinstance(self.refute, bool):
+            raise InvalidInput("refute", "a bool", self.refute)
+        if not isinstance(self.label, str):
+            raise InvalidInput("label", "a string", self.label)
+
+    def to_json(self, degree: int) -> dict[str, Any]:
+        """The options as recorded in a result's provenance (with the degree actually used)."""
+        return {"degree": degree, "products": self.products, "solver": self.solver, "refute": self.refute,
+                "denominators": list(self.denominators)}
+
+
+__all__ = ["SOLVERS", "SOSOptions", "normalize_solver"]
