@@ -16,7 +16,7 @@ on another's and every stage combination runs over whole BLAS blocks, so the res
 the unsplit run's (in our tests; a sub-batch whose instances all share one ``P`` uses one flat
 product instead of per-instance ones, which may round differently).  ``None`` picks
 ``min(2, usable cores)`` for large time-invariant batches (see ``_MIN_AUTO_WORK``), else one.
-During a run BLAS is limited to one thread (with threadpoolctl; see ``_single_threaded_blas``).
+During a run BLAS is limited to one thread (with threadpoolctl; see :func:`numerics.blas.single_threaded_blas`).
 With several workers, ``progress`` is called from the worker threads (one at a time) with the
 least advanced sub-batch's fraction.  The step loop itself is in :mod:`numerics._dop853_core`.
 
@@ -35,12 +35,9 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence, final
 
 import numpy as np
@@ -49,6 +46,8 @@ from theorems.errors import InvalidInput, MissingDependency
 from theorems.system import AttentionSystem
 
 from . import _dop853_compiled as compiled
+from .blas import single_threaded_blas
+from .progress import Reporter
 from ._dop853_core import PartResult, Schedule, run_part
 from .field import BatchedField, project_to_sphere
 from .trajectory import Integrator, Precision, Progress, RunStatus, Stats, Trajectory, as_systems, sample_times
@@ -113,7 +112,7 @@ class DOP853(Integrator):
         workers = self._workers(whole)
         bounds = np.linspace(0, B, workers + 1).round().astype(int)
         parts = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        reporter = _Reporter(progress, len(parts))
+        reporter = Reporter(progress, len(parts))
         if self.kernel == "compiled" and not compiled.numba_installed():
             raise MissingDependency("numba", "pip install numba  (or use DOP853(kernel='numpy'))")
         fast = compiled.use_compiled(self.kernel, whole, float(grid[-1]))
@@ -127,7 +126,7 @@ class DOP853(Integrator):
             hook = None if progress is None else (lambda frac: reporter(k, frac))
             return step_loop(field, X, sched, out[:, lo:hi], self.rtol, self.atol, self.max_steps, self.first_step, hook)
 
-        with _single_threaded_blas():
+        with single_threaded_blas():
             if workers == 1:
                 results = [run(0)]
             else:
@@ -143,56 +142,3 @@ class DOP853(Integrator):
         return Trajectory(self.name, grid[:reached], out[:reached], stats,
                           Precision("float64", 53, None, "numba" if fast else "numpy"), local_error,
                           "largest over instances of the sum of DOP853 local error estimates (not a bound)", status)
-
-
-@final
-class _Reporter:
-    """Turns the sub-batches' progress into one monotone fraction (their minimum), reported in
-    steps of at least 1%; callable from several threads."""
-
-    def __init__(self, progress: Progress | None, parts: int) -> None:
-        self._progress = progress
-        self._fracs = [0.0] * parts
-        self._last = -1.0
-        self._lock = threading.Lock()
-
-    def __call__(self, part: int, frac: float) -> None:
-        with self._lock:
-            self._fracs[part] = frac
-            low = min(self._fracs)
-            if low - self._last >= 0.01:
-                self._last = low
-                self._progress(low)
-
-    def finish(self) -> None:
-        if self._last < 1.0:
-            self._progress(1.0)
-
-
-@lru_cache(maxsize=1)
-def _blas_controller():
-    """threadpoolctl's view of the loaded BLAS libraries (found once: the lookup costs ~1 ms)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    return ThreadpoolController()
-
-
-@contextmanager
-def _single_threaded_blas():
-    """BLAS limited to one thread for the duration of a run.
-
-    Why: the products here are small (per-instance ``N x d`` matrices) or memory-bound
-    (matrix-vector stage combinations); BLAS threads on them only compete with the workers and
-    with each other — a 256-instance batch ran 4-5x slower with OpenBLAS's default threads on a
-    busy 2-core machine.  The limit is process-wide while it lasts (BLAS has no per-thread
-    setting) and is restored afterwards.  Without threadpoolctl nothing is limited: set
-    ``OPENBLAS_NUM_THREADS=1`` (or ``OMP_NUM_THREADS=1``) instead.
-    """
-    controller = _blas_controller()
-    if controller is None:
-        yield
-        return
-    with controller.limit(limits=1, user_api="blas"):
-        yield

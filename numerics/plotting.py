@@ -5,12 +5,11 @@ its 95% confidence band).  Right, when ``d = 3``: the token paths on ``S^2`` (fi
 """
 from __future__ import annotations
 
-import io
-
 import numpy as np
 
 from .evidence import batch_statistics
 from .metrics import E_first, E_pair, V_first, Variant
+from .png import figure_png, new_figure
 from .trajectory import Trajectory
 
 _FLOOR = 1e-17
@@ -18,14 +17,10 @@ _FLOOR = 1e-17
 
 
 def plot_trajectory(traj: Trajectory, *, variant: Variant = "cos", title: str = "") -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     X = traj.states
     t = traj.times
     d = X.shape[-1]
-    fig = Figure(figsize=(12 if d == 3 else 7, 5), dpi=110)
-    FigureCanvasAgg(fig)
+    fig = new_figure((12 if d == 3 else 7, 5), dpi=110)
     ax = fig.add_subplot(1, 2 if d == 3 else 1, 1)
     series = (("E_first" + (" (|cos|)" if variant == "abs" else ""), E_first(X, variant), "tab:blue"),
               ("E_pair", E_pair(X), "tab:orange"), ("V (Thm 4.2)", V_first(X), "tab:green"))
@@ -63,6 +58,4 @@ def plot_trajectory(traj: Trajectory, *, variant: Variant = "cos", title: str = 
         ax3.set_title("tokens on S^2")
         ax3.legend(fontsize=8)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return figure_png(fig)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, final
+from typing import Any, Sequence, final
 
 import numpy as np
 
 from theorems.errors import InvalidInput
 from theorems.system import AttentionSystem
 
-Progress = Callable[[float], None]
-"""Called with the fraction of ``[0, t_end]`` done (``0..1``); library code never prints."""
+from .progress import Progress  # noqa: E402  (the one progress signature: fraction of [0, t_end] done)
 
 
 class RunStatus(enum.Enum):

@@ -107,15 +107,15 @@ def test_in_place_kernel_with_scale_equals_the_field_times_scale(make_system):
 def test_runs_without_threadpoolctl(make_system, monkeypatch):
     import sys
 
-    from numerics import dop853
+    from numerics import blas
 
     systems = [make_system(k, 5, 3) for k in range(2)]
     ref = DOP853(workers=2).integrate(systems, 1.0, samples=3)
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import fails as if not installed
-    dop853._blas_controller.cache_clear()
+    blas._controller.cache_clear()
     try:
-        assert dop853._blas_controller() is None
+        assert blas._controller() is None
         got = DOP853(workers=2).integrate(systems, 1.0, samples=3)
     finally:
-        dop853._blas_controller.cache_clear()
+        blas._controller.cache_clear()
     np.testing.assert_array_equal(got.states, ref.states)
