@@ -74,16 +74,42 @@ def simulate_evidence(system: AttentionSystem, t_end: float = 15.0, *, rtol: flo
     return out
 
 
-def batch_statistics(values: np.ndarray, level: float = 0.95) -> dict[str, np.ndarray]:
-    """Mean over instances (axis 1 of ``(T, B)``) and a Student-t confidence band of the mean."""
+def student_t_half_width(values: np.ndarray, level: float = 0.95, axis: int = 0) -> np.ndarray:
+    """Half-width ``t_{(1+level)/2, n-1} sd / sqrt(n)`` of the Student-t band of a mean along
+    ``axis`` (``n`` = the size of that axis, ``sd`` with ``ddof = 1``).  The one home of this band:
+    :func:`batch_statistics` here and :func:`verify.reproduce.stats.mean_band` call it.  Needs
+    ``n >= 2`` (one run has no band; the callers say so).  The band is about run-to-run variation
+    of the mean, not a bound on a limit."""
     from scipy.stats import t as student
 
     values = np.asarray(values, dtype=float)
-    B = values.shape[1]
+    n = values.shape[axis]
+    if n < 2:
+        raise InvalidInput("values", "at least two runs along the band's axis", n)
+    return student.ppf(0.5 + level / 2, n - 1) * values.std(axis=axis, ddof=1) / math.sqrt(n)
+
+
+def clopper_pearson(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) band ``(low, high)`` of the share ``hits / n``: beta quantiles,
+    ``low = 0`` when ``hits = 0`` and ``high = 1`` when ``hits = n``.  The one home of this band."""
+    from scipy.stats import beta
+
+    if isinstance(hits, bool) or isinstance(n, bool) or n < 1 or not 0 <= hits <= n:
+        raise InvalidInput("hits", "0 <= hits <= n with n >= 1", f"{hits}/{n}")
+    alpha = 1 - level
+    low = 0.0 if hits == 0 else float(beta.ppf(alpha / 2, hits, n - hits + 1))
+    high = 1.0 if hits == n else float(beta.ppf(1 - alpha / 2, hits + 1, n - hits))
+    return low, high
+
+
+def batch_statistics(values: np.ndarray, level: float = 0.95) -> dict[str, np.ndarray]:
+    """Mean over instances (axis 1 of ``(T, B)``) and a Student-t confidence band of the mean
+    (:func:`student_t_half_width`; one instance: the band collapses to the mean)."""
+    values = np.asarray(values, dtype=float)
     mean = values.mean(axis=1)
-    if B < 2:
+    if values.shape[1] < 2:
         return {"mean": mean, "low": mean.copy(), "high": mean.copy()}
-    half = student.ppf(0.5 + level / 2, B - 1) * values.std(axis=1, ddof=1) / math.sqrt(B)
+    half = student_t_half_width(values, level, axis=1)
     return {"mean": mean, "low": mean - half, "high": mean + half}
 
 

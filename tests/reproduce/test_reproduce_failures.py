@@ -65,17 +65,17 @@ def test_interrupted_run_leaves_no_new_report(tmp_path, monkeypatch, previous):
     if previous:  # a previous report must survive untouched
         out.mkdir()
         (out / "report.json").write_text(json.dumps({"kind": "consensus-verify reproduction report", "marker": 1}))
-    cases = (runner_module.SIM_CASES[0], Case("sim-4.2", "interrupted mid-run", _interrupt)) + runner_module.SIM_CASES[2:]
+    cases = runner_module.SIM_CASES[:2] + (Case("sim-4.2", "interrupted mid-run", _interrupt),) + runner_module.SIM_CASES[3:]
     monkeypatch.setattr(runner_module, "SIM_CASES", cases)
     with contextlib.redirect_stdout(io.StringIO()):
         rc = main(["reproduce", "--smoke", "--no-llm", "--no-progress", "--out", str(out), "--force"])
     assert rc == 1
+    # no new report; only the cache of the tasks that finished (sim-3.2's two, sim-3.2-late's one) is left, for --resume
+    assert sorted(p.name for p in out.iterdir()) == ([".reproduce-cache", "report.json"] if previous else [".reproduce-cache"])
+    assert len(list((out / ".reproduce-cache").glob("*.json"))) == 3
     if previous:
-        assert sorted(p.name for p in out.iterdir()) == ["report.json"]
         assert json.loads((out / "report.json").read_text())["marker"] == 1
-    else:
-        assert not out.exists()
-    assert [p.name for p in tmp_path.iterdir()] == (["out"] if previous else [])
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 def test_a_foreign_out_directory_is_refused_before_any_work(tmp_path, monkeypatch):

@@ -46,27 +46,49 @@ def recompute(rule, row):
     kind = rule["kind"]
     if kind == "all_of":
         parts = [recompute(r, row) for r in rule["rules"]]
-        if "not testable here" in parts:
-            return "not testable here"
-        return "agrees" if all(p == "agrees" for p in parts) else "disagrees"
+        for status in ("not testable here", "contradicted", "not supported"):
+            if status in parts:
+                return status
+        return "agrees"
     names = {"upper_below": [rule.get("q")], "lower_above": [rule.get("q")], "mean_at_least": [rule.get("q")],
-             "greater": [rule.get("a"), rule.get("b")], "decrease": [rule.get("first"), rule.get("last")],
+             "share_typical": [rule.get("q")], "greater": [rule.get("a"), rule.get("b")],
+             "decrease": [rule.get("first"), rule.get("last")], "down_trend": [rule.get("slope"), rule.get("last")],
              "ordered": rule.get("qs")}[kind]
     for q in names:
         if q not in row["measurements"] or any(v is None or not math.isfinite(v) for v in _m(row, q)):
             return "not testable here"
     if kind != "mean_at_least" and any(row["measurements"][q]["band"] == "single run (no band)" for q in names):
         return "not testable here"
-    ok = {
-        "upper_below": lambda: _m(row, rule["q"])[2] < rule["threshold"],
-        "lower_above": lambda: _m(row, rule["q"])[1] > rule["threshold"],
-        "mean_at_least": lambda: _m(row, rule["q"])[0] >= rule["threshold"],
-        "greater": lambda: _m(row, rule["a"])[1] > _m(row, rule["b"])[2],
-        "decrease": lambda: (_m(row, rule["last"])[2] < _m(row, rule["first"])[1]
-                             and _m(row, rule["last"])[0] <= rule["ratio"] * _m(row, rule["first"])[0]),
-        "ordered": lambda: all(_m(row, a)[1] > _m(row, b)[2] for a, b in zip(rule["qs"], rule["qs"][1:])),
-    }[kind]()
-    return "agrees" if ok else "disagrees"
+    M = {q: _m(row, q) for q in names}  # (mean, low, high)
+    if kind == "upper_below":
+        (mean, lo, hi), th = M[rule["q"]], rule["threshold"]
+        return "agrees" if hi < th else ("contradicted" if lo >= th else "not supported")
+    if kind == "lower_above":
+        (mean, lo, hi), th = M[rule["q"]], rule["threshold"]
+        return "agrees" if lo > th else ("contradicted" if hi <= th else "not supported")
+    if kind == "mean_at_least":
+        (mean, lo, hi), th = M[rule["q"]], rule["threshold"]
+        return "agrees" if mean >= th else ("contradicted" if hi < th else "not supported")
+    if kind == "share_typical":
+        mean, lo, hi = M[rule["q"]]
+        return "agrees" if lo > rule["typical"] else ("contradicted" if hi < rule["rare"] else "not supported")
+    if kind == "greater":
+        a, b = M[rule["a"]], M[rule["b"]]
+        return "agrees" if a[1] > b[2] else ("contradicted" if b[1] > a[2] else "not supported")
+    if kind == "decrease":
+        f, last = M[rule["first"]], M[rule["last"]]
+        if last[2] < f[1] and last[0] <= rule["ratio"] * f[0]:
+            return "agrees"
+        return "contradicted" if last[1] > f[2] else "not supported"
+    if kind == "down_trend":
+        slope, last = M[rule["slope"]], M[rule["last"]]
+        if slope[2] < 0 and last[2] < rule["level"]:
+            return "agrees"
+        return "contradicted" if slope[1] > 0 else "not supported"
+    pairs = list(zip(rule["qs"], rule["qs"][1:]))
+    if any(M[y][1] > M[x][2] for x, y in pairs):
+        return "contradicted"
+    return "agrees" if all(M[x][1] > M[y][2] for x, y in pairs) else "not supported"
 
 
 def test_run_succeeds_and_writes_only_the_report(run):
@@ -107,7 +129,7 @@ def test_status_follows_the_documented_rule(run):
             continue
         assert expected == row["status"], (row["id"], row["reason"])
         statuses.add(row["status"])
-    assert {"agrees", "disagrees"} <= statuses
+    assert {"agrees", "not supported"} <= statuses
     assert shapes == (3 if HAS_TORCH else 0)
 
 
@@ -153,7 +175,8 @@ def test_markdown_table_lists_exactly_the_json_rows(run):
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         assert cells[-1].strip("*_") == row["status"]
         for q in row["measurements"]:
-            assert f"`{q}`" in cells[4]
+            assert f"`{q}`" in cells[5]
+        assert cells[1].split(" ")[0] == row["kind"]
 
 
 def test_figures_exist_are_png_and_have_commands(run):
@@ -191,3 +214,59 @@ def test_llm_rows_are_measured_with_their_provenance(run):
     llm = run["report"]["provenance"]["llm_provenance"]
     assert llm["llm-gpt2"]["dtype"] == "float32" and llm["llm-gpt2"]["device"] == "cpu"
     assert llm["llm-minilm"]["trained"]["dtype"] == "float32"
+    assert llm["llm-minilm"]["random-fresh"]["fresh_weight_seeds"] == [42 + p for p in range(1, 3)]  # smoke: 3 passes
+    minilm = rows["trained-faster-minilm"]["measurements"]
+    assert {"llm-minilm:E_first_last_random", "llm-minilm:E_first_last_random-fresh", "llm-minilm:E_first_last_trained"} <= set(minilm)
+    # re-drawn weights really differ from the periodic draw after the first pass
+    assert minilm["llm-minilm:E_first_last_random"]["values"] != minilm["llm-minilm:E_first_last_random-fresh"]["values"]
+
+
+def test_headline_counts_the_papers_claims_first_and_apart(run):
+    report = run["report"]
+    heads = report["headline"]
+    assert [h["claims"] for h in heads] == ["paper", "spec", "self-check"]
+    for h in heads:
+        rows = [r for r in report["claims"] if r["kind"] == h["claims"]]
+        assert sum(h["counts"].values()) == len(rows) and all(h["counts"][r["status"]] > 0 for r in rows)
+    kinds = [r["kind"] for r in report["claims"]]
+    assert kinds == sorted(kinds, key=["paper", "spec", "self-check"].index)  # the paper's rows first
+    md = (run["out"] / "report.md").read_text()
+    head = md.split("## Claim table", 1)[0]
+    assert head.index("The paper's claims") < head.index("SPEC's claims") < head.index("The toolkit's self-checks")
+    assert "disagree" not in md
+
+
+def test_how_a_status_is_decided_covers_every_row_and_status(run):
+    md = (run["out"] / "report.md").read_text()
+    section = md.split("## How a status is decided", 1)[1].split("\n## ", 1)[0]
+    for status in ("agrees", "contradicted", "not supported", "not testable here"):
+        assert f"**{status}**" in section
+    for row in run["report"]["claims"]:
+        line = next(line for line in section.splitlines() if line.startswith(f"| `{row['id']}` |"))
+        assert "agrees when" in line, row["id"]
+
+
+@pytest.mark.slow
+def test_a_local_cluster_run_gives_the_same_report(run, tmp_path):
+    """``--workers 2`` (a Dask LocalCluster of two processes) against the serial run of the fixture."""
+    pytest.importorskip("distributed", reason="needs the cluster extra (dask distributed)")
+    out = tmp_path / "dask"
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["reproduce", "--quick", "--smoke", "--out", str(out), "--no-progress", "--workers", "2"])
+    assert rc == 0
+    dask_report = json.loads((out / "report.json").read_text())
+    assert dask_report["provenance"]["executor"]["kind"] == "dask distributed"
+    assert dask_report["provenance"]["executor"]["workers"] == 2
+    assert without_timings(dask_report) == without_timings(run["report"])
+
+
+TIMING_KEYS = {"provenance", "wall_time_s", "load_s", "measure_s", "seconds"}
+
+
+def without_timings(data):
+    """The report without timings and provenance (the only parts that may differ between runs)."""
+    if isinstance(data, dict):
+        return {k: without_timings(v) for k, v in data.items() if k not in TIMING_KEYS}
+    if isinstance(data, list):
+        return [without_timings(v) for v in data]
+    return data

@@ -1,8 +1,11 @@
 """The decision rules and the bands, on hand-made numbers (two-sided checks)."""
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 
+import numpy as np
 import pytest
 from scipy.stats import binomtest
 
@@ -15,29 +18,74 @@ def m(mean, low, high, n=10):
     return Measurement(mean, low, high, n, "x", "student-t 95%")
 
 
+A, C, S, T = ClaimStatus.AGREES, ClaimStatus.CONTRADICTED, ClaimStatus.NOT_SUPPORTED, ClaimStatus.NOT_TESTABLE
+
+
 @pytest.mark.parametrize("rule, ms, expected", [
-    (R.upper_below("a", 1.0), {"a": m(0.5, 0.2, 0.99)}, ClaimStatus.AGREES),
-    (R.upper_below("a", 1.0), {"a": m(0.5, 0.2, 1.0)}, ClaimStatus.DISAGREES),
-    (R.lower_above("a", 0.0), {"a": m(0.1, 0.0, 0.3)}, ClaimStatus.DISAGREES),
-    (R.lower_above("a", 0.0), {"a": m(0.1, 1e-9, 0.3)}, ClaimStatus.AGREES),
-    (R.mean_at_least("a", 1.0), {"a": m(1.0, 0.9, 1.0)}, ClaimStatus.AGREES),
-    (R.mean_at_least("a", 1.0), {"a": m(0.99, 0.9, 1.0)}, ClaimStatus.DISAGREES),
-    (R.greater("a", "b"), {"a": m(2, 1.5, 2.5), "b": m(1, 0.5, 1.4)}, ClaimStatus.AGREES),
-    (R.greater("a", "b"), {"a": m(2, 1.3, 2.5), "b": m(1, 0.5, 1.4)}, ClaimStatus.DISAGREES),
-    (R.decrease("a", "b", 0.5), {"a": m(1, 0.9, 1.1), "b": m(0.4, 0.3, 0.5)}, ClaimStatus.AGREES),
-    (R.decrease("a", "b", 0.5), {"a": m(1, 0.9, 1.1), "b": m(0.6, 0.5, 0.7)}, ClaimStatus.DISAGREES),
-    (R.decrease("a", "b", 0.5), {"a": m(1, 0.3, 1.7), "b": m(0.4, 0.1, 0.7)}, ClaimStatus.DISAGREES),
-    (R.ordered("a", "b", "c"), {"a": m(3, 2.8, 3.2), "b": m(2, 1.8, 2.2), "c": m(1, 0.8, 1.2)}, ClaimStatus.AGREES),
-    (R.ordered("a", "b", "c"), {"a": m(3, 2.8, 3.2), "b": m(2, 1.8, 2.2), "c": m(2.1, 1.9, 2.3)}, ClaimStatus.DISAGREES),
-    (R.upper_below("a", 1.0), {}, ClaimStatus.NOT_TESTABLE),
-    (R.upper_below("a", 1.0), {"a": Measurement(math.nan, math.nan, math.nan, 3, "x", "student-t 95%")}, ClaimStatus.NOT_TESTABLE),
-    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(2, 1.5, 2.5)}, ClaimStatus.NOT_TESTABLE),
-    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(2, 1.5, 2.5), "b": m(0, 0, 0.5)}, ClaimStatus.DISAGREES),
-    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(0, 0, 0.5), "b": m(0, 0, 0.5)}, ClaimStatus.AGREES),
+    (R.upper_below("a", 1.0), {"a": m(0.5, 0.2, 0.99)}, A),
+    (R.upper_below("a", 1.0), {"a": m(0.5, 0.2, 1.0)}, S),
+    (R.upper_below("a", 1.0), {"a": m(1.5, 1.0, 2.0)}, C),
+    (R.lower_above("a", 0.0), {"a": m(0.1, 0.0, 0.3)}, S),
+    (R.lower_above("a", 0.0), {"a": m(0.1, 1e-9, 0.3)}, A),
+    (R.lower_above("a", 0.0), {"a": m(-0.1, -0.3, 0.0)}, C),
+    (R.mean_at_least("a", 1.0), {"a": m(1.0, 0.9, 1.0)}, A),
+    (R.mean_at_least("a", 1.0), {"a": m(0.99, 0.9, 1.0)}, S),
+    (R.mean_at_least("a", 1.0), {"a": m(0.8, 0.7, 0.9)}, C),
+    (R.share_typical("a", 0.5, 0.25), {"a": m(0.8, 0.6, 0.9)}, A),
+    (R.share_typical("a", 0.5, 0.25), {"a": m(0.5, 0.3, 0.7)}, S),
+    (R.share_typical("a", 0.5, 0.25), {"a": m(0.1, 0.0, 0.24)}, C),
+    (R.greater("a", "b"), {"a": m(2, 1.5, 2.5), "b": m(1, 0.5, 1.4)}, A),
+    (R.greater("a", "b"), {"a": m(2, 1.3, 2.5), "b": m(1, 0.5, 1.4)}, S),
+    (R.greater("a", "b"), {"a": m(1, 0.5, 1.4), "b": m(2, 1.5, 2.5)}, C),
+    (R.decrease("a", "b", 0.5), {"a": m(1, 0.9, 1.1), "b": m(0.4, 0.3, 0.5)}, A),
+    (R.decrease("a", "b", 0.5), {"a": m(1, 0.9, 1.1), "b": m(0.6, 0.5, 0.7)}, S),
+    (R.decrease("a", "b", 0.5), {"a": m(1, 0.3, 1.7), "b": m(0.4, 0.1, 0.7)}, S),
+    (R.decrease("a", "b", 0.5), {"a": m(1, 0.9, 1.1), "b": m(2, 1.5, 2.5)}, C),
+    (R.down_trend("s", "e", 0.05), {"s": m(-1e-3, -2e-3, -1e-4), "e": m(0.01, 0.005, 0.02)}, A),
+    (R.down_trend("s", "e", 0.05), {"s": m(-1e-3, -2e-3, -1e-4), "e": m(0.3, 0.2, 0.4)}, S),
+    (R.down_trend("s", "e", 0.05), {"s": m(-1e-3, -2e-3, 1e-4), "e": m(0.01, 0.005, 0.02)}, S),
+    (R.down_trend("s", "e", 0.05), {"s": m(1e-3, 1e-4, 2e-3), "e": m(0.01, 0.005, 0.02)}, C),
+    (R.ordered("a", "b", "c"), {"a": m(3, 2.8, 3.2), "b": m(2, 1.8, 2.2), "c": m(1, 0.8, 1.2)}, A),
+    (R.ordered("a", "b", "c"), {"a": m(3, 2.8, 3.2), "b": m(2, 1.8, 2.2), "c": m(2.1, 1.9, 2.3)}, S),
+    (R.ordered("a", "b", "c"), {"a": m(3, 2.8, 3.2), "b": m(2, 1.8, 2.2), "c": m(3, 2.5, 3.5)}, C),
+    (R.upper_below("a", 1.0), {}, T),
+    (R.upper_below("a", 1.0), {"a": Measurement(math.nan, math.nan, math.nan, 3, "x", "student-t 95%")}, T),
+    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(2, 1.5, 2.5)}, T),
+    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(2, 1.5, 2.5), "b": m(0, 0, 0.5)}, C),
+    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(0.9, 0.5, 1.5), "b": m(0, 0, 0.5)}, S),
+    (R.all_of(R.upper_below("a", 1.0), R.upper_below("b", 1.0)), {"a": m(0, 0, 0.5), "b": m(0, 0, 0.5)}, A),
 ])
 def test_decide(rule, ms, expected):
     status, reason = decide(rule, ms)
     assert status is expected and reason
+    # the same rule read back from its JSON gives the same status and reason
+    assert decide(rule.to_json(), ms) == (status, reason) == rule.evaluate(ms)
+
+
+def test_rules_serialise_to_the_same_plain_json_as_before():
+    assert R.upper_below("q", 1e-8).to_json() == {"kind": "upper_below", "q": "q", "threshold": 1e-8}
+    assert R.greater("a", "b").to_json() == {"kind": "greater", "a": "a", "b": "b"}
+    assert R.decrease("f", "l").to_json() == {"kind": "decrease", "first": "f", "last": "l", "ratio": 0.5}
+    assert R.ordered("x", "y").to_json() == {"kind": "ordered", "qs": ["x", "y"]}
+    nested = R.all_of(R.mean_at_least("q", 1.0), R.lower_above("r", 0.0))
+    assert nested.to_json() == {"kind": "all_of", "rules": [{"kind": "mean_at_least", "q": "q", "threshold": 1.0},
+                                                            {"kind": "lower_above", "q": "r", "threshold": 0.0}]}
+    for claim in CLAIMS:  # every claim's rule round-trips through JSON
+        data = json.loads(json.dumps(claim.rule.to_json()))
+        assert R.from_json(data) == claim.rule and R.from_json(data).to_json() == data
+    with pytest.raises(ValueError, match="unknown rule kind"):
+        R.from_json({"kind": "bigger"})
+
+
+def test_rules_are_frozen_and_one_sentence_each():
+    rule = R.upper_below("q", 1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rule.threshold = 2.0
+    for cls in R.RULES.values():
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    for claim in CLAIMS:
+        text = claim.rule.describe()
+        assert "agrees when" in text and "\n" not in text
 
 
 def test_mean_band_matches_student_t():
@@ -74,3 +122,31 @@ def test_every_claim_names_its_source_and_reads_only_its_cases():
         assert claim.source and claim.claim
         for q in R.quantities(claim.rule):
             assert q.split(":", 1)[0] in claim.cases
+
+
+def test_claims_say_whose_they_are():
+    kinds = {c.id: c.kind.value for c in CLAIMS}
+    assert kinds["check-3.2"] == kinds["check-4.2"] == kinds["check-4.4-sym"] == "self-check"
+    assert kinds["thm-4.4-align"] == kinds["same-sign-not-implied"] == "spec"
+    assert sum(k == "paper" for k in kinds.values()) == 13
+    labels = {c.id: c.label for c in CLAIMS}
+    assert labels["rate-ordering-time"] == "speculation"
+    assert labels["trained-faster-smollm2"] == labels["trained-faster-minilm"] == "stand-in models"
+
+
+def test_random_u_rule_states_its_threshold_and_the_rate_rule_reads_early_and_time():
+    rule = next(c for c in CLAIMS if c.id == "consensus-random-U").rule.to_json()
+    assert {r["kind"] for r in rule["rules"]} == {"share_typical"} and len(rule["rules"]) == 6
+    assert all(r["typical"] == 0.5 and r["rare"] == 0.25 for r in rule["rules"])
+    qs = R.quantities(next(c for c in CLAIMS if c.id == "rate-ordering-time").rule)
+    assert any(":time_to_consensus_random-identity" in q for q in qs) and any(":early_rate_constant-identity" in q for q in qs)
+    assert not any("piecewise" in q for q in qs)
+
+
+def test_one_band_helper():
+    from numerics.evidence import batch_statistics, clopper_pearson, student_t_half_width
+
+    v = np.array([[1.0, 2.0, 3.0, 4.0]])
+    assert batch_statistics(v)["high"][0] - 2.5 == pytest.approx(float(student_t_half_width(v, axis=1)[0]), rel=1e-15)
+    assert mean_band([1.0, 2.0, 3.0, 4.0], "v").high - 2.5 == pytest.approx(float(student_t_half_width(v[0])), rel=1e-15)
+    assert (share_band(3, 10, "s").low, share_band(3, 10, "s").high) == clopper_pearson(3, 10)

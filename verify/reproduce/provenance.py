@@ -17,13 +17,14 @@ from .scale import Scale
 PACKAGES = ("consensus-verify", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "torch", "transformers")
 
 SEEDS = {
-    "sim-3.2": "preset seeds 1000 + run; hemisphere tokens from numpy default_rng(32)",
+    "sim-3.2": "preset seeds 1000 + run; hemisphere tokens from numpy default_rng([32, k]) (k = 0 constant P, 1 periodic P)",
     "sim-3.2-late": "tokens from numpy default_rng(321); preset seeds 3000 + draw",
     "sim-4.2": "preset seeds 4000 + run",
     "sim-4.4": "preset seeds from 5001 (random U kept only where the simple-top-eigenvalue predicate holds)",
-    "sim-grid": "preset seeds 2000 + run for every cell",
+    "sim-grid": "preset seeds 2000 + run for every cell; P random in depth: default_rng([7000, run, interval]) per unit interval",
     "theorems": "built-in examples of the catalogue (deterministic)",
-    "llm": "prompts and random init with seed 0 (llm_checks.prompts.random_prompts, transformers init under torch.manual_seed)",
+    "llm": "prompts and random init with seed 0 (llm_checks.prompts.random_prompts, transformers init under torch.manual_seed); "
+           "re-drawn random weights of the stand-ins: seed 42 + i for pass i >= 1 (the re-draw after pass i - 1)",
 }
 
 

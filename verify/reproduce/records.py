@@ -15,9 +15,29 @@ from typing import Any, Mapping
 
 
 class ClaimStatus(enum.Enum):
+    """How a measurement stands to a claim.  *Not supported* is not evidence against the claim:
+    the measurement shows no significant effect either way (overlapping bands, a threshold inside
+    the band); only *contradicted* (the opposite effect, bands separated) counts against it."""
+
     AGREES = "agrees"
-    DISAGREES = "disagrees"
+    CONTRADICTED = "contradicted"
+    NOT_SUPPORTED = "not supported"
     NOT_TESTABLE = "not testable here"
+
+
+class ClaimKind(enum.Enum):
+    """Whose claim a row tests: the paper's (from the seeds: the authors' replies and the paper's
+    summary), this project's SPEC (its own reading or finding), or a self-check of the toolkit."""
+
+    PAPER = "paper"
+    SPEC = "spec"
+    SELF_CHECK = "self-check"
+
+
+VERB = {"agrees": "agree"}
+"""The headline's plural of a status."""
+KIND_LABEL = {ClaimKind.PAPER: "the paper's claims", ClaimKind.SPEC: "SPEC's claims (this project's reading)",
+              ClaimKind.SELF_CHECK: "the toolkit's self-checks"}
 
 
 def _num(x: float | None) -> float | None:
@@ -139,9 +159,16 @@ class ClaimRow:
     status: ClaimStatus
     reason: str
     figures: tuple[str, ...] = ()
+    kind: ClaimKind = ClaimKind.PAPER
+    label: str = ""
+    """Extra qualifier shown with the kind (``speculation``, ``stand-in models``)."""
+
+    def kind_text(self) -> str:
+        return self.kind.value + (f" ({self.label})" if self.label else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "claim": self.claim, "source": self.source, "cases": list(self.cases),
+        return {"id": self.id, "kind": self.kind.value, "label": self.label,
+                "claim": self.claim, "source": self.source, "cases": list(self.cases),
                 "hypotheses": [dict(h) for h in self.hypotheses],
                 "measurements": {k: m.to_json() for k, m in self.measurements.items()},
                 "rule": dict(self.rule), "status": self.status.value, "reason": self.reason,
@@ -157,10 +184,24 @@ class Report:
     cases: tuple[CaseResult, ...]
     provenance: Mapping[str, Any]
 
-    def counts(self) -> dict[str, int]:
-        return {s.value: sum(1 for r in self.rows if r.status is s) for s in ClaimStatus}
+    def counts(self, kind: ClaimKind | None = None) -> dict[str, int]:
+        rows = [r for r in self.rows if kind is None or r.kind is kind]
+        return {s.value: sum(1 for r in rows if r.status is s) for s in ClaimStatus}
+
+    def headline(self) -> list[tuple[ClaimKind, dict[str, int]]]:
+        """Counts per kind of claim, the paper's first; kinds without rows are left out."""
+        return [(k, self.counts(k)) for k in ClaimKind if any(r.kind is k for r in self.rows)]
+
+    def headline_text(self) -> str:
+        parts = []
+        for kind, counts in self.headline():
+            total = sum(counts.values())
+            parts.append(f"{KIND_LABEL[kind]} ({total}): " + ", ".join(f"{v} {VERB.get(s, s)}" for s, v in counts.items() if v))
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "consensus-verify reproduction report", "scale": self.scale, "counts": self.counts(),
+        return {"kind": "consensus-verify reproduction report", "scale": self.scale,
+                "headline": [{"claims": k.value, "counts": c} for k, c in self.headline()],
+                "counts": self.counts(),
                 "claims": [r.to_json() for r in self.rows], "cases": [c.to_json() for c in self.cases],
                 "provenance": dict(self.provenance)}

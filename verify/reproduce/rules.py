@@ -1,161 +1,317 @@
 """The explicit rules that turn measurements into a claim status.
 
-A rule is plain data (a JSON dict), stored in the report next to the numbers it reads, so the
-status can be recomputed from the JSON alone.  Every rule reads measurements by name; a missing or
-non-finite measurement makes the claim **not testable here** (with the reason), never agree or
-disagree.  Otherwise the rule gives **agrees** when its inequality holds and **disagrees** when it
-does not: a measurement that does not support the claim counts against it, including an
-inconclusive one (overlapping bands), and the reason says which case it was.
+A rule is a small frozen object with ``evaluate(measurements) -> (status, reason)``; it is stored
+in the report as plain JSON (``to_json``; ``from_json`` reads it back) next to the numbers it
+reads, so the status can be recomputed from the JSON alone.  Every rule reads measurements by
+name; a missing or non-finite measurement makes the claim **not testable here** (with the
+reason).  Otherwise a rule gives **agrees** when the measurement shows the claimed effect with
+separated bands, **contradicted** only when it shows the opposite effect with separated bands,
+and **not supported** when it shows neither (overlapping bands, a threshold inside the band): a
+measurement that does not show an effect is not evidence against it.
 
-Kinds (``m.low``, ``m.mean``, ``m.high`` are a measurement's 95% band and mean):
+``all_of`` combines its parts: not testable here if any part is; else contradicted if any part
+is; else not supported if any part is; else agrees.
 
-* ``upper_below(q, threshold)``: agrees iff ``q.high < threshold``;
-* ``lower_above(q, threshold)``: agrees iff ``q.low > threshold``;
-* ``mean_at_least(q, threshold)``: agrees iff ``q.mean >= threshold``;
-* ``greater(a, b)``: agrees iff ``a.low > b.high`` (bands separated, ``a`` larger);
-* ``decrease(first, last, ratio)``: agrees iff ``last.high < first.low`` and
-  ``last.mean <= ratio * first.mean`` (a significant drop by at least ``1/ratio``);
-* ``ordered(q1, q2, ...)``: agrees iff ``q_k.low > q_{k+1}.high`` for every ``k`` (strictly
-  decreasing, bands separated);
-* ``all_of(rules)``: not testable if any part is; agrees iff every part agrees.
-
-A band-based rule (every kind but ``mean_at_least``) that reads a mean over a single run
-(``band == "single run (no band)"``) is **not testable here**: a single run has no band, and a
-zero-width band would let one run decide the row.
+A band-based rule that reads a mean over a single run (``band == "single run (no band)"``) is
+**not testable here**: a single run has no band, and a zero-width band would let one run decide
+the row.  ``m.low``, ``m.mean``, ``m.high`` are a measurement's 95% band and mean.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Union
 
 from .records import ClaimStatus, Measurement
 
-KINDS = ("upper_below", "lower_above", "mean_at_least", "greater", "decrease", "ordered", "all_of")
-BAND_KINDS = ("upper_below", "lower_above", "greater", "decrease", "ordered")
 NO_BAND = "single run (no band)"
+A, C, S, T = ClaimStatus.AGREES, ClaimStatus.CONTRADICTED, ClaimStatus.NOT_SUPPORTED, ClaimStatus.NOT_TESTABLE
+_PRIORITY = (T, C, S, A)
+"""How ``AllOf`` combines its parts: the first status here that any part has."""
 
 
-def upper_below(q: str, threshold: float) -> dict[str, Any]:
-    return {"kind": "upper_below", "q": q, "threshold": threshold}
+def _band(m: Measurement) -> str:
+    return f"[{m.low:.5g}, {m.high:.5g}]"
 
 
-def lower_above(q: str, threshold: float) -> dict[str, Any]:
-    return {"kind": "lower_above", "q": q, "threshold": threshold}
+class Rule:
+    """Base of the rules; each concrete rule is a final frozen dataclass."""
+
+    kind: ClassVar[str]
+    uses_band: ClassVar[bool] = True
+
+    def quantities(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The rule as one sentence a reader can check against the numbers."""
+        raise NotImplementedError
+
+    def _judge(self, m: Mapping[str, Measurement]) -> tuple[ClaimStatus, str]:
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for name, value in self.__dict__.items():
+            out[name] = [r.to_json() for r in value] if name == "rules" else (list(value) if isinstance(value, tuple) else value)
+        return out
+
+    def evaluate(self, measurements: Mapping[str, Measurement]) -> tuple[ClaimStatus, str]:
+        qs = self.quantities()
+        missing = [q for q in qs if q not in measurements]
+        if missing:
+            return T, "no measurement of " + ", ".join(missing)
+        bad = [q for q in qs if not all(math.isfinite(v) for v in (measurements[q].mean, measurements[q].low, measurements[q].high))]
+        if bad:
+            return T, "non-finite measurement of " + ", ".join(bad)
+        single = [q for q in qs if measurements[q].band == NO_BAND]
+        if self.uses_band and single:
+            return T, "a single run has no band: " + ", ".join(single)
+        return self._judge(measurements)
 
 
-def mean_at_least(q: str, threshold: float) -> dict[str, Any]:
-    return {"kind": "mean_at_least", "q": q, "threshold": threshold}
+@dataclass(frozen=True)
+class UpperBelow(Rule):
+    q: str
+    threshold: float
+    kind: ClassVar[str] = "upper_below"
+
+    def quantities(self):
+        return (self.q,)
+
+    def describe(self):
+        return (f"agrees when the upper end of the band of {self.q} is below {self.threshold:g}; contradicted when its lower end "
+                f"is at or above {self.threshold:g}; otherwise not supported")
+
+    def _judge(self, m):
+        x, th = m[self.q], self.threshold
+        status = A if x.high < th else (C if x.low >= th else S)
+        return status, f"{self.q}: band {_band(x)} vs {th:g}"
 
 
-def greater(a: str, b: str) -> dict[str, Any]:
-    return {"kind": "greater", "a": a, "b": b}
+@dataclass(frozen=True)
+class LowerAbove(Rule):
+    q: str
+    threshold: float
+    kind: ClassVar[str] = "lower_above"
+
+    def quantities(self):
+        return (self.q,)
+
+    def describe(self):
+        return (f"agrees when the lower end of the band of {self.q} is above {self.threshold:g}; contradicted when its upper end "
+                f"is at or below {self.threshold:g}; otherwise not supported")
+
+    def _judge(self, m):
+        x, th = m[self.q], self.threshold
+        status = A if x.low > th else (C if x.high <= th else S)
+        return status, f"{self.q}: band {_band(x)} vs {th:g}"
 
 
-def decrease(first: str, last: str, ratio: float = 0.5) -> dict[str, Any]:
-    return {"kind": "decrease", "first": first, "last": last, "ratio": ratio}
+@dataclass(frozen=True)
+class MeanAtLeast(Rule):
+    q: str
+    threshold: float
+    kind: ClassVar[str] = "mean_at_least"
+    uses_band: ClassVar[bool] = False
+
+    def quantities(self):
+        return (self.q,)
+
+    def describe(self):
+        return (f"agrees when {self.q} is at least {self.threshold:g}; contradicted when the upper end of its band is below "
+                f"{self.threshold:g}; otherwise not supported")
+
+    def _judge(self, m):
+        x, th = m[self.q], self.threshold
+        status = A if x.mean >= th else (C if x.high < th else S)
+        return status, f"{self.q}: {x.mean:.3g} {_band(x)} vs {th:g}"
 
 
-def ordered(*qs: str) -> dict[str, Any]:
-    if len(qs) < 2:
-        raise ValueError("ordered needs at least two quantities")
-    return {"kind": "ordered", "qs": list(qs)}
+@dataclass(frozen=True)
+class ShareTypical(Rule):
+    """A share (Clopper-Pearson band): ``typical`` when its lower end exceeds ``typical``, rare
+    when its upper end is below ``rare``."""
+
+    q: str
+    typical: float = 0.5
+    rare: float = 0.25
+    kind: ClassVar[str] = "share_typical"
+
+    def quantities(self):
+        return (self.q,)
+
+    def describe(self):
+        return (f"agrees when the lower end of the band of {self.q} is above {self.typical:g} (the effect is typical: a "
+                f"significant majority of runs); contradicted when its upper end is below {self.rare:g} (the effect is rare); "
+                "otherwise not supported")
+
+    def _judge(self, m):
+        x = m[self.q]
+        status = A if x.low > self.typical else (C if x.high < self.rare else S)
+        return status, f"{self.q}: {x.mean:.3g} {_band(x)} (typical > {self.typical:g}, rare < {self.rare:g})"
 
 
-def all_of(*rules: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "all_of", "rules": list(rules)}
+@dataclass(frozen=True)
+class Greater(Rule):
+    a: str
+    b: str
+    kind: ClassVar[str] = "greater"
+
+    def quantities(self):
+        return (self.a, self.b)
+
+    def describe(self):
+        return (f"agrees when the band of {self.a} lies entirely above the band of {self.b}; contradicted when it lies entirely "
+                "below; overlapping bands are not supported")
+
+    def _judge(self, m):
+        x, y = m[self.a], m[self.b]
+        status = A if x.low > y.high else (C if y.low > x.high else S)
+        how = {A: "separated", C: "reversed, separated", S: "overlapping"}[status]
+        return status, f"{self.a} {_band(x)} vs {self.b} {_band(y)}: {how}"
 
 
-def quantities(rule: Mapping[str, Any]) -> list[str]:
-    """Every measurement name a rule reads, in order."""
-    kind = rule["kind"]
-    if kind == "all_of":
-        return [q for part in rule["rules"] for q in quantities(part)]
-    if kind in ("upper_below", "lower_above", "mean_at_least"):
-        return [rule["q"]]
-    if kind == "greater":
-        return [rule["a"], rule["b"]]
-    if kind == "decrease":
-        return [rule["first"], rule["last"]]
-    if kind == "ordered":
-        return list(rule["qs"])
-    raise ValueError(f"unknown rule kind {kind!r}; expected one of {KINDS}")
+@dataclass(frozen=True)
+class Decrease(Rule):
+    first: str
+    last: str
+    ratio: float = 0.5
+    kind: ClassVar[str] = "decrease"
+
+    def quantities(self):
+        return (self.first, self.last)
+
+    def describe(self):
+        return (f"agrees when the band of {self.last} lies entirely below the band of {self.first} and the mean ratio is at most "
+                f"{self.ratio:g}; contradicted when it lies entirely above (an increase); otherwise not supported")
+
+    def _judge(self, m):
+        x, y = m[self.first], m[self.last]
+        ratio = y.mean / x.mean if x.mean != 0 else math.inf
+        status = A if (y.high < x.low and y.mean <= self.ratio * x.mean) else (C if y.low > x.high else S)
+        return status, f"{self.first} {x.mean:.3g} -> {self.last} {y.mean:.3g} (ratio {ratio:.3g}; bands {_band(x)}, {_band(y)})"
 
 
-def describe(rule: Mapping[str, Any]) -> str:
-    """The rule as one readable line (used in the report)."""
-    kind = rule["kind"]
-    if kind == "all_of":
-        return " AND ".join(f"({describe(r)})" for r in rule["rules"])
-    if kind == "upper_below":
-        return f"upper band of {rule['q']} < {rule['threshold']:g}"
-    if kind == "lower_above":
-        return f"lower band of {rule['q']} > {rule['threshold']:g}"
-    if kind == "mean_at_least":
-        return f"{rule['q']} >= {rule['threshold']:g}"
-    if kind == "greater":
-        return f"band of {rule['a']} entirely above band of {rule['b']}"
-    if kind == "decrease":
-        return (f"band of {rule['last']} entirely below band of {rule['first']} and mean ratio <= {rule['ratio']:g}")
-    if kind == "ordered":
-        return " > ".join(rule["qs"]) + " (bands separated)"
-    raise ValueError(f"unknown rule kind {kind!r}; expected one of {KINDS}")
+@dataclass(frozen=True)
+class DownTrend(Rule):
+    """E approaching 0: a significantly negative slope over the last half of depth and a last value
+    below a stated level."""
+
+    slope: str
+    last: str
+    level: float
+    kind: ClassVar[str] = "down_trend"
+
+    def quantities(self):
+        return (self.slope, self.last)
+
+    def describe(self):
+        return (f"agrees when the band of the fitted slope {self.slope} (last half of depth) lies below 0 and the upper end of the "
+                f"band of {self.last} is below {self.level:g}; contradicted when the slope's band lies above 0 (E grows); "
+                "otherwise not supported (for instance E decreases but stays above the level)")
+
+    def _judge(self, m):
+        s, y = m[self.slope], m[self.last]
+        status = A if (s.high < 0 and y.high < self.level) else (C if s.low > 0 else S)
+        return status, f"{self.slope} {_band(s)}; {self.last} {_band(y)} vs level {self.level:g}"
 
 
-def _finite(m: Measurement) -> bool:
-    return all(math.isfinite(v) for v in (m.mean, m.low, m.high))
+@dataclass(frozen=True)
+class Ordered(Rule):
+    qs: tuple[str, ...]
+    kind: ClassVar[str] = "ordered"
+
+    def __post_init__(self) -> None:
+        if len(self.qs) < 2:
+            raise ValueError("ordered needs at least two quantities")
+        object.__setattr__(self, "qs", tuple(self.qs))
+
+    def quantities(self):
+        return self.qs
+
+    def describe(self):
+        return (" > ".join(self.qs) + ": agrees when every band lies entirely above the next one; contradicted when some "
+                "consecutive pair is separated the other way round; otherwise not supported")
+
+    def _judge(self, m):
+        pairs = list(zip(self.qs, self.qs[1:]))
+        reversed_ = [f"{x} {_band(m[x])} below {y} {_band(m[y])}" for x, y in pairs if m[y].low > m[x].high]
+        overlap = [f"{x} {_band(m[x])} overlaps {y} {_band(m[y])}" for x, y in pairs if not m[x].low > m[y].high and not m[y].low > m[x].high]
+        if reversed_:
+            return C, "; ".join(reversed_ + overlap)
+        if overlap:
+            return S, "; ".join(overlap)
+        return A, " > ".join(f"{q} {m[q].mean:.3g}" for q in self.qs)
 
 
-def decide(rule: Mapping[str, Any], measurements: Mapping[str, Measurement]) -> tuple[ClaimStatus, str]:
-    """Apply ``rule`` to ``measurements``: ``(status, reason)``."""
-    missing = [q for q in quantities(rule) if q not in measurements]
-    if missing:
-        return ClaimStatus.NOT_TESTABLE, "no measurement of " + ", ".join(missing)
-    bad = [q for q in quantities(rule) if not _finite(measurements[q])]
-    if bad:
-        return ClaimStatus.NOT_TESTABLE, "non-finite measurement of " + ", ".join(bad)
-    kind = rule["kind"]
-    single = [q for q in quantities(rule) if measurements[q].band == NO_BAND]
-    if kind in BAND_KINDS and single:
-        return ClaimStatus.NOT_TESTABLE, "a single run has no band: " + ", ".join(single)
-    if kind == "all_of":
-        parts = [decide(r, measurements) for r in rule["rules"]]
+@dataclass(frozen=True)
+class AllOf(Rule):
+    rules: tuple[Rule, ...]
+    kind: ClassVar[str] = "all_of"
+    uses_band: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", tuple(self.rules))
+
+    def quantities(self):
+        return tuple(q for r in self.rules for q in r.quantities())
+
+    def describe(self):
+        return "all of: " + " AND ".join(f"({r.describe()})" for r in self.rules)
+
+    def evaluate(self, measurements):
+        parts = [r.evaluate(measurements) for r in self.rules]
         statuses = {s for s, _ in parts}
-        status = next(s for s in (ClaimStatus.NOT_TESTABLE, ClaimStatus.DISAGREES, ClaimStatus.AGREES) if s in statuses)
+        status = next(s for s in _PRIORITY if s in statuses)
         if len(statuses) == 1:
             return status, "; ".join(reason for _, reason in parts)
         return status, "; ".join(f"[{s.value}] {reason}" for s, reason in parts)
-    m = measurements
-    if kind == "upper_below":
-        q, th = m[rule["q"]], rule["threshold"]
-        ok = q.high < th
-        return _verdict(ok, f"{rule['q']}: upper {q.high:.3g} {'<' if ok else '>='} {th:g}")
-    if kind == "lower_above":
-        q, th = m[rule["q"]], rule["threshold"]
-        ok = q.low > th
-        return _verdict(ok, f"{rule['q']}: lower {q.low:.3g} {'>' if ok else '<='} {th:g}")
-    if kind == "mean_at_least":
-        q, th = m[rule["q"]], rule["threshold"]
-        ok = q.mean >= th
-        return _verdict(ok, f"{rule['q']}: {q.mean:.3g} {'>=' if ok else '<'} {th:g}")
-    if kind == "greater":
-        a, b = m[rule["a"]], m[rule["b"]]
-        ok = a.low > b.high
-        how = "separated" if ok else ("reversed" if b.low > a.high else "overlapping or reversed")
-        return _verdict(ok, f"{rule['a']} [{a.low:.5g}, {a.high:.5g}] vs {rule['b']} [{b.low:.5g}, {b.high:.5g}]: {how}")
-    if kind == "decrease":
-        a, b = m[rule["first"]], m[rule["last"]]
-        ratio = b.mean / a.mean if a.mean != 0 else math.inf
-        ok = b.high < a.low and b.mean <= rule["ratio"] * a.mean
-        return _verdict(ok, f"{rule['first']} {a.mean:.3g} -> {rule['last']} {b.mean:.3g} (ratio {ratio:.3g}; "
-                            f"bands {'separated' if b.high < a.low else 'overlap'})")
+
+
+RULES: dict[str, type[Rule]] = {cls.kind: cls for cls in (UpperBelow, LowerAbove, MeanAtLeast, ShareTypical, Greater,
+                                                          Decrease, DownTrend, Ordered, AllOf)}
+KINDS = tuple(RULES)
+RuleLike = Union[Rule, Mapping[str, Any]]
+
+
+def from_json(data: RuleLike) -> Rule:
+    """A rule from its JSON dict (a :class:`Rule` is returned as it is)."""
+    if isinstance(data, Rule):
+        return data
+    kind = data.get("kind")
+    if kind not in RULES:
+        raise ValueError(f"unknown rule kind {kind!r}; expected one of {KINDS}")
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    if kind == "all_of":
+        return AllOf(tuple(from_json(r) for r in fields["rules"]))
     if kind == "ordered":
-        qs = rule["qs"]
-        pairs = [(qs[k], qs[k + 1]) for k in range(len(qs) - 1)]
-        broken = [f"{x} [{m[x].low:.5g}, {m[x].high:.5g}] not above {y} [{m[y].low:.5g}, {m[y].high:.5g}]"
-                  for x, y in pairs if not m[x].low > m[y].high]
-        return _verdict(not broken, "; ".join(broken) if broken else " > ".join(f"{q} {m[q].mean:.3g}" for q in qs))
-    raise ValueError(f"unknown rule kind {kind!r}; expected one of {KINDS}")
+        return Ordered(tuple(fields["qs"]))
+    return RULES[kind](**fields)
 
 
-def _verdict(ok: bool, reason: str) -> tuple[ClaimStatus, str]:
-    return (ClaimStatus.AGREES if ok else ClaimStatus.DISAGREES), reason
+# Lower-case constructors, as the claims read them.
+upper_below, lower_above, mean_at_least, share_typical = UpperBelow, LowerAbove, MeanAtLeast, ShareTypical
+greater, decrease, down_trend = Greater, Decrease, DownTrend
+
+
+def ordered(*qs: str) -> Ordered:
+    return Ordered(tuple(qs))
+
+
+def all_of(*rules: Rule) -> AllOf:
+    return AllOf(tuple(rules))
+
+
+def quantities(rule: RuleLike) -> list[str]:
+    """Every measurement name a rule reads, in order."""
+    return list(from_json(rule).quantities())
+
+
+def describe(rule: RuleLike) -> str:
+    return from_json(rule).describe()
+
+
+def decide(rule: RuleLike, measurements: Mapping[str, Measurement]) -> tuple[ClaimStatus, str]:
+    """Apply ``rule`` (a :class:`Rule` or its JSON) to ``measurements``: ``(status, reason)``."""
+    return from_json(rule).evaluate(measurements)

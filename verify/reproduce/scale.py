@@ -2,8 +2,8 @@
 
 ``smoke`` is for CI (tiny model shapes, few seeds, ~1-2 minutes); ``quick`` finishes in under
 10 minutes on 2 CPU cores (the real GPT-2 XL / GPT-Neo 2.7B shapes with few prompts and tokens,
-three passes); ``full`` is the paper's protocol (100 prompts x 200 tokens, 10 passes) and takes
-about a day on a CPU (``expected`` says how it was estimated from measured per-token costs).
+three passes; the stand-in models 20 passes); ``full`` is the paper's protocol (100 prompts x 200 tokens, 10 passes), about
+20 CPU-hours (``expected`` says how it was estimated from the quick run's task times; docs/reproduce.md has the table).
 """
 from __future__ import annotations
 
@@ -50,22 +50,23 @@ class Scale:
 SMOKE = Scale(
     "smoke", runs=6, N=8, d=3, t_end=100.0, samples=101,
     gpt2=LLMScale("gpt2-tiny", 4, 16, 2), neo=LLMScale("gpt-neo-tiny", 4, 16, 2),
-    minilm=LLMScale("minilm", 4, 16, 2),
-    smollm2=LLMScale(None, 0, 0, 0, "skipped at smoke scale: loading the SmolLM2 GGUF twice (trained + random) takes ~35 s"),
-    expected="about 20 s measured on 2 CPU cores (allow 1-2 minutes on a busy machine)",
+    minilm=LLMScale("minilm", 4, 16, 3),
+    smollm2=LLMScale(None, 0, 0, 0, "skipped at smoke scale: loading the SmolLM2 GGUF three times (trained, random, "
+                                    "re-drawn random) takes about a minute"),
+    expected="30-70 s measured on 2 CPU cores (about 26 s of CPU; the wall time follows the machine's load)",
 )
 QUICK = Scale(
     "quick", runs=32, N=12, d=3, t_end=100.0, samples=201,
     gpt2=LLMScale("gpt2-xl", 4, 32, 3), neo=LLMScale("gpt-neo-2.7B", 4, 32, 3),
-    minilm=LLMScale("minilm", 10, 64, 8), smollm2=LLMScale("smollm2", 8, 32, 2),
-    expected="2.5-3.5 minutes measured on 2 CPU cores (limit 10 minutes); ~11 GiB peak memory (GPT-Neo 2.7B, one large model at a time)",
+    minilm=LLMScale("minilm", 10, 64, 20), smollm2=LLMScale("smollm2", 8, 32, 20),
+    expected="about 9.4 minutes measured serially on a shared 2-core machine (limit 10 minutes); "
+             "~11 GiB peak memory (GPT-Neo 2.7B, one large model at a time when serial; --workers K holds up to K models)",
 )
 FULL = Scale(
     "full", runs=256, N=16, d=3, t_end=200.0, samples=401,
     gpt2=LLMScale("gpt2-xl", 100, 200, 10), neo=LLMScale("gpt-neo-2.7B", 100, 200, 10),
-    minilm=LLMScale("minilm", 100, 200, 100), smollm2=LLMScale("smollm2", 100, 200, 10),
-    expected="about a day on 2 CPU cores (estimated, not measured: ~0.19 s per prompt-token-pass for GPT-2 XL and ~0.20 s "
-             "for GPT-Neo 2.7B, both feedforward variants, times 100 prompts x 200 tokens x 10 passes = ~11 h each); "
-             "use --device cuda for the LLM cases on a GPU",
+    minilm=LLMScale("minilm", 100, 200, 100), smollm2=LLMScale("smollm2", 100, 200, 50),
+    expected="about 20 CPU-hours (estimated from the quick run's task times, not measured): ~20 h serially, ~10-11 h on "
+             "--workers 2, ~6.5 h on 4 or more workers (bounded by the GPT-2 XL feedforward task); --device cuda for the LLM cases",
 )
 SCALES = {s.name: s for s in (SMOKE, QUICK, FULL)}

@@ -1,44 +1,75 @@
-"""The paper's simulation grid (SPEC §5): ``P`` constant / periodic / random piecewise x
-``U = I`` / symmetric / random x full / causal, ``scale.runs`` seeded runs per cell.
+"""The paper's simulation grid (SPEC §5): ``P`` constant / periodic / random in depth x
+``U = I`` / symmetric / random x full / causal, ``scale.runs`` seeded runs per cell; one task per cell.
 
 Every run draws its own matrices and tokens (preset seed ``2000 + run``), so a cell's band covers
-both.  Per cell: final ``E_pair`` and ``E_first`` with ``|cos|``, the share of runs that reach
-consensus (``E_pair < CONSENSUS_EPS`` at ``t_end``) and the fitted exponential rate of ``E_pair``.
+both.  ``P`` *random in depth* is a fresh random matrix (rational, denominator 8) on every unit
+interval of ``[0, t_end]``, drawn from ``numpy.random.default_rng([7000, run, interval])``:
+piecewise constant, bounded, not uniformly continuous, and never repeating (no cycle within the
+horizon: ``ceil(t_end) + 1`` distinct draws, the stack is not periodic).
 
-The rate is fitted (least squares on ``log E_pair``) from the first sample where
-``E_pair < 1e-2`` (from ``t = 0`` if it never gets there, which gives a rate near 0) up to the
-samples above ``1e-11`` (below, round-off dominates).  No run is dropped, so slow runs pull a
-cell's mean rate down instead of disappearing from it.  Near consensus under full attention with
-``U = I`` every ``a_ij`` tends to ``1/N`` whatever ``P`` is, so the asymptotic rate cannot depend
-on ``P`` there; the time to reach consensus (``E_pair < CONSENSUS_EPS``, interpolated in
-``log E``; runs that never get there count as ``t_end``, a censored value that makes the mean an
-underestimate) also sees the transient, where ``P`` matters.
+Per cell: final ``E_pair`` and ``E_first`` with ``|cos|``, the share of runs that reach consensus
+(``E_pair < CONSENSUS_EPS`` at ``t_end``), the time to reach it, the early-phase rate and the
+late fitted rate of ``E_pair``.
+
+* The **time to consensus** interpolates ``log E`` (runs that never get there count as
+  ``t_end``, a censored value that makes the mean an underestimate).
+* The **early-phase rate** is fitted (least squares on ``log E_pair``) from ``t = 0`` until
+  ``E_pair`` first drops below ``EARLY_UNTIL`` (at least the first three samples): the transient,
+  where ``P`` matters.
+* The **late rate** is fitted from the first sample below ``FIT_FROM`` down to ``FIT_FLOOR``.
+  Near consensus under full attention with ``U = I`` every ``a_ij`` tends to ``1/N`` whatever
+  ``P`` is, so the late rate cannot depend on ``P`` there: it is plotted, not used as evidence.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import math
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from numerics.dop853 import DOP853
 from numerics.metrics import E_first, E_pair, first_time_below, fit_rate
-from numerics.presets import MASKS, P_KINDS, U_KINDS, preset
+from numerics.presets import MASKS, U_KINDS, preset, preset_dict
+from theorems.system_json import system_from_dict
 
 from .figures import grid_png, rates_png
 from .hypotheses import hypothesis_counts
 from .scale import Scale
 from .stats import mean_band, share_band
+from .tasks import Task, merge
 
-Progress = Callable[[float], None]
 CONSENSUS_EPS = 1e-6
+EARLY_UNTIL = 1e-2
 FIT_FROM, FIT_FLOOR = 1e-2, 1e-11
+GRID_P = ("constant", "periodic", "random")
 THEOREM_OF = {("identity", "full"): "3.2", ("identity", "causal"): "4.2", ("symmetric", "causal"): "4.4-sym",
               ("symmetric", "full"): "3.2", ("random", "full"): "3.2", ("random", "causal"): "4.2"}
 """The theorem whose hypotheses are counted for each (U, mask) cell (the closest result)."""
 
 
+def random_in_depth_P(run: int, d: int, t_end: float) -> dict[str, Any]:
+    """A non-periodic stack of fresh random matrices, one per unit interval (module docstring)."""
+    layers = []
+    for k in range(int(math.ceil(t_end)) + 1):
+        rng = np.random.default_rng([7000, run, k])
+        layers.append([[f"{int(v)}/8" for v in row] for row in rng.integers(-8, 9, size=(d, d))])
+    return {"kind": "stack", "dt": 1.0, "periodic": False, "interpolation": "constant", "layers": layers}
+
+
+def cell_system(p: str, u: str, m: str, run: int, scale: Scale):
+    """Run ``run`` of the cell ``p-u-m``: the preset of seed ``2000 + run``, with ``P`` replaced by
+    a random-in-depth stack when ``p == "random"`` (``U`` and the tokens are the preset's)."""
+    if p != "random":
+        return preset(f"{p}-{u}-{m}", N=scale.N, d=scale.d, seed=2000 + run)
+    data = preset_dict(f"constant-{u}-{m}", N=scale.N, d=scale.d, seed=2000 + run)
+    data["heads"][0]["P"] = random_in_depth_P(run, scale.d, scale.t_end)
+    data["name"] = f"random-{u}-{m}"
+    data["description"] = f"P random in depth (fresh matrix per unit interval), U {u}, {m} attention (seed {2000 + run})"
+    return system_from_dict(data)
+
+
 def run_rate(times: np.ndarray, values: np.ndarray) -> float:
-    """The fitted rate of one run (module docstring)."""
+    """The late fitted rate of one run (module docstring)."""
     below = np.flatnonzero(values < FIT_FROM)
     start = float(times[below[0]]) if below.size else float(times[0])
     fit = fit_rate(times, values, floor=FIT_FLOOR, t_from=start)
@@ -47,36 +78,58 @@ def run_rate(times: np.ndarray, values: np.ndarray) -> float:
     return float("nan") if fit is None else fit.rate
 
 
-def case_grid(scale: Scale, progress: Progress) -> dict[str, Any]:
-    out: dict[str, Any] = {"measurements": {}, "hypotheses": [], "figures": [], "details": {"cells": []}}
-    curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    cells = [(p, u, m) for u in U_KINDS for m in MASKS for p in P_KINDS]
-    for k, (p, u, m) in enumerate(cells):
-        name = f"{p}-{u}-{m}"
-        systems = [preset(name, N=scale.N, d=scale.d, seed=2000 + r) for r in range(scale.runs)]
-        out["hypotheses"] += hypothesis_counts(THEOREM_OF[(u, m)], systems, name)
-        traj = DOP853(rtol=1e-10, atol=1e-12).integrate(systems, scale.t_end, samples=scale.samples)
-        E = E_pair(traj.states)
-        rates = [run_rate(traj.times, E[:, b]) for b in range(E.shape[1])]
-        reach = [first_time_below(traj.times, E[:, b], CONSENSUS_EPS) for b in range(E.shape[1])]
-        out["measurements"][f"final_E_pair_{name}"] = mean_band(E[-1], f"E_pair at t = {scale.t_end:g}, {name}")
-        out["measurements"][f"final_E_abs_{name}"] = mean_band(E_first(traj.states[-1], "abs"), f"E_first (|cos|) at t = {scale.t_end:g}, {name}")
-        out["measurements"][f"consensus_share_{name}"] = share_band(
-            int(np.sum(E[-1] < CONSENSUS_EPS)), E.shape[1], f"share of runs with E_pair < {CONSENSUS_EPS:g} at t = {scale.t_end:g}, {name}")
-        out["measurements"][f"rate_{name}"] = mean_band(rates, f"fitted exponential rate of E_pair, {name}")
-        out["measurements"][f"time_to_consensus_{name}"] = mean_band(
+def early_rate(times: np.ndarray, values: np.ndarray) -> float:
+    """The early-phase rate of one run: ``-slope`` of ``log E_pair`` from ``t = 0`` until it first
+    drops below ``EARLY_UNTIL`` (module docstring)."""
+    below = np.flatnonzero(values < EARLY_UNTIL)
+    stop = max(int(below[0]) + 1 if below.size else values.size, 3)
+    t, v = np.asarray(times[:stop], dtype=float), np.asarray(values[:stop], dtype=float)
+    keep = v > 0
+    if np.count_nonzero(keep) < 3:
+        return float("nan")
+    slope = np.polyfit(t[keep], np.log(v[keep]), 1)[0]
+    return float(-slope)
+
+
+def grid_cell(scale: Scale, p: str, u: str, m: str) -> dict[str, Any]:
+    """One cell of the grid (one task)."""
+    name = f"{p}-{u}-{m}"
+    systems = [cell_system(p, u, m, r, scale) for r in range(scale.runs)]
+    traj = DOP853(rtol=1e-10, atol=1e-12).integrate(systems, scale.t_end, samples=scale.samples)
+    E = E_pair(traj.states)
+    rates = [run_rate(traj.times, E[:, b]) for b in range(E.shape[1])]
+    early = [early_rate(traj.times, E[:, b]) for b in range(E.shape[1])]
+    reach = [first_time_below(traj.times, E[:, b], CONSENSUS_EPS) for b in range(E.shape[1])]
+    ms = {
+        f"final_E_pair_{name}": mean_band(E[-1], f"E_pair at t = {scale.t_end:g}, {name}"),
+        f"final_E_abs_{name}": mean_band(E_first(traj.states[-1], "abs"), f"E_first (|cos|) at t = {scale.t_end:g}, {name}"),
+        f"consensus_share_{name}": share_band(int(np.sum(E[-1] < CONSENSUS_EPS)), E.shape[1],
+                                              f"share of runs with E_pair < {CONSENSUS_EPS:g} at t = {scale.t_end:g}, {name}"),
+        f"rate_{name}": mean_band(rates, f"late fitted exponential rate of E_pair (from E_pair < {FIT_FROM:g}), {name}"),
+        f"early_rate_{name}": mean_band(early, f"early-phase rate of E_pair (fitted from t = 0 until E_pair < {EARLY_UNTIL:g}), {name}"),
+        f"time_to_consensus_{name}": mean_band(
             [scale.t_end if t is None else t for t in reach],
-            f"time until E_pair < {CONSENSUS_EPS:g}, {name} ({sum(t is None for t in reach)} runs never did: counted as t_end)")
-        curves[name] = (traj.times, E)
-        out["details"]["cells"].append(name)
-        progress((k + 1) / len(cells))
+            f"time until E_pair < {CONSENSUS_EPS:g}, {name} ({sum(t is None for t in reach)} runs never did: counted as t_end)"),
+    }
+    return {"measurements": ms, "hypotheses": hypothesis_counts(THEOREM_OF[(u, m)], systems, name),
+            "details": {"cells": [name]}, "raw": {"name": name, "t": traj.times, "E": E}}
+
+
+def grid_tasks(scale: Scale) -> list[Task]:
+    return [Task(f"{p}-{u}-{m}", grid_cell, (scale, p, u, m)) for u in U_KINDS for m in MASKS for p in GRID_P]
+
+
+def grid_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    out = merge(parts)
+    curves = {part["raw"]["name"]: (part["raw"]["t"], part["raw"]["E"]) for part in parts}
     out["figures"].append({"name": "sim-grid.png", "png": grid_png(curves),
                            "caption": f"The simulation grid: E_pair against t (log axis), mean of {scale.runs} seeded runs with 95% band, "
-                                      "one panel per (U, mask), one colour per kind of P."})
-    rate_rows = {key: out["measurements"][f"rate_{key}"] for key in
-                 [f"{p}-identity-{m}" for m in MASKS for p in P_KINDS]}
-    out["figures"].append({"name": "sim-rates.png", "png": rates_png(rate_rows),
-                           "caption": "Fitted exponential rate of E_pair by kind of P (U = I; full and causal): mean with 95% band. "
-                                      "The authors speculate constant > periodic > random."})
+                                      "one panel per (U, mask), one colour per kind of P (random: a fresh matrix on every unit interval)."})
+    keys = [f"{p}-identity-{m}" for m in MASKS for p in GRID_P]
+    out["figures"].append({"name": "sim-rates.png",
+                           "png": rates_png({k: out["measurements"][f"early_rate_{k}"] for k in keys},
+                                            {k: out["measurements"][f"rate_{k}"] for k in keys}),
+                           "caption": "Early-phase rate (fitted while E_pair > 1e-2, where P matters) and late rate (cannot depend on P "
+                                      "with U = I) of E_pair by kind of P, U = I, full and causal: mean with 95% band. The authors "
+                                      "speculate constant > periodic > random."})
     return out
-

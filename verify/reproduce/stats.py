@@ -1,15 +1,17 @@
-"""Measurements with 95% bands: Student-t bands of a mean, Clopper–Pearson bands of a share,
-and extremes (a maximum over every run, reported without a band).
+"""Measurements with 95% bands: Student-t bands of a mean, Clopper–Pearson bands of a share
+(both computed by the one band helper, :func:`numerics.evidence.student_t_half_width` and
+:func:`numerics.evidence.clopper_pearson`), and extremes (a maximum over every run, reported without a band).
 
 Bands describe run-to-run (seed-to-seed, prompt-to-prompt) variation of the mean at this scale;
 they are not bounds on a limit.  With one run the band collapses to the value and says so.
 """
 from __future__ import annotations
 
-import math
 from typing import Iterable
 
 import numpy as np
+
+from numerics.evidence import clopper_pearson, student_t_half_width
 
 from .records import Measurement
 
@@ -33,8 +35,6 @@ def mean_band(values: Iterable[float], what: str) -> Measurement:
     """``mean +- t_{0.975, n-1} sd / sqrt(n)`` over the finite values.  Non-finite runs are
     dropped; ``n`` counts the kept ones and ``what`` says how many were dropped (the band is then
     over the surviving runs only, which may be biased)."""
-    from scipy.stats import t as student
-
     arr = _values(values)
     dropped = int(arr.size - np.isfinite(arr).sum())
     arr = arr[np.isfinite(arr)]
@@ -46,19 +46,15 @@ def mean_band(values: Iterable[float], what: str) -> Measurement:
     mean = float(arr.mean())
     if n < 2:
         return Measurement(mean, mean, mean, n, what, "single run (no band)", _kept(arr))
-    half = float(student.ppf(0.5 + LEVEL / 2, n - 1) * arr.std(ddof=1) / math.sqrt(n))
+    half = float(student_t_half_width(arr, LEVEL))
     return Measurement(mean, mean - half, mean + half, n, what, "student-t 95%", _kept(arr))
 
 
 def share_band(hits: int, n: int, what: str) -> Measurement:
     """The share ``hits / n`` with its exact (Clopper–Pearson) 95% band."""
-    from scipy.stats import beta
-
     if n < 1 or not 0 <= hits <= n:
         raise ValueError(f"measurement {what!r}: expected 0 <= hits <= n and n >= 1, got {hits}/{n}")
-    alpha = 1 - LEVEL
-    low = 0.0 if hits == 0 else float(beta.ppf(alpha / 2, hits, n - hits + 1))
-    high = 1.0 if hits == n else float(beta.ppf(1 - alpha / 2, hits + 1, n - hits))
+    low, high = clopper_pearson(hits, n, LEVEL)
     return Measurement(hits / n, low, high, n, what, "clopper-pearson 95%", None)
 
 

@@ -9,36 +9,41 @@ becomes "not testable here" with the check's explanation.  ``evidence_<id>`` is 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from theorems.verdict import Status
 from verify.theorem.check import check_theorem
 
 from .scale import Scale
 from .stats import extreme, indicator
+from .tasks import Task
 
 THEOREMS = ("3.2", "4.2", "4.4-sym")
 
 
-def case_theorems(scale: Scale, progress: Callable[[float], None]) -> dict[str, Any]:
+def theorem_tasks(scale: Scale) -> list[Task]:
+    """One task per theorem check."""
+    return [Task(tid, check_one, (tid,)) for tid in THEOREMS]
+
+
+def check_one(tid: str) -> dict[str, Any]:
+    """``verify theorem tid`` on its built-in example (one task)."""
     out: dict[str, Any] = {"measurements": {}, "hypotheses": [], "figures": [], "details": {}}
-    for k, tid in enumerate(THEOREMS):
-        report = check_theorem(tid)
-        data = report.to_json()
-        out["details"][tid] = {"verdict": data["verdict"], "explanation": data["explanation"],
-                               "steps": [{"id": s["id"], "kind": s["kind"], "verdict": s.get("verdict", {}).get("verdict")}
-                                         for s in data["steps"]],
-                               "instance": data["instance"], "wall_time_s": data["provenance"]["wall_time_s"]}
-        for h in data["hypotheses"]:
-            out["hypotheses"].append({"theorem": tid, "instances": f"built-in example of {tid}", "predicate": h["name"],
-                                      "holds": int(h["verdict"] == "holds"), "fails": int(h["verdict"] == "fails"),
-                                      "unknown": int(h["verdict"] == "unknown"), "n": 1, "example": h["reason"]})
-        if report.status is not Status.UNKNOWN:
-            out["measurements"][f"holds_{tid}"] = indicator(
-                report.status is Status.HOLDS, f"verify theorem {tid}: composed verdict is 'holds' (1) or 'fails' (0)")
-        ev = data["numerical_evidence"]
-        if ev is not None:
-            out["measurements"][f"evidence_{tid}"] = extreme(
-                [ev["final"]["E_first"]], f"E_first ({ev['E_variant']}) at t = {ev['final']['t']:g} on the example (simulation)")
-        progress((k + 1) / len(THEOREMS))
+    report = check_theorem(tid)
+    data = report.to_json()
+    out["details"][tid] = {"verdict": data["verdict"], "explanation": data["explanation"],
+                           "steps": [{"id": s["id"], "kind": s["kind"], "verdict": s.get("verdict", {}).get("verdict")}
+                                     for s in data["steps"]],
+                           "instance": data["instance"], "wall_time_s": data["provenance"]["wall_time_s"]}
+    for h in data["hypotheses"]:
+        out["hypotheses"].append({"theorem": tid, "instances": f"built-in example of {tid}", "predicate": h["name"],
+                                  "holds": int(h["verdict"] == "holds"), "fails": int(h["verdict"] == "fails"),
+                                  "unknown": int(h["verdict"] == "unknown"), "n": 1, "example": h["reason"]})
+    if report.status is not Status.UNKNOWN:
+        out["measurements"][f"holds_{tid}"] = indicator(
+            report.status is Status.HOLDS, f"verify theorem {tid}: composed verdict is 'holds' (1) or 'fails' (0)")
+    ev = data["numerical_evidence"]
+    if ev is not None:
+        out["measurements"][f"evidence_{tid}"] = extreme(
+            [ev["final"]["E_first"]], f"E_first ({ev['E_variant']}) at t = {ev['final']['t']:g} on the example (simulation)")
     return out

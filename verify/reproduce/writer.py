@@ -7,6 +7,10 @@ a previous report (its ``report.json`` says so), and a previous report only with
 (``--force``); anything else is refused before any work starts: a symbolic link (never followed),
 a file, a device or a FIFO where the directory should be, or a parent directory that cannot be
 written.  The directory and the files honour the umask.
+
+``--out``/``.reproduce-cache`` holds the finished tasks of a run (JSON, :mod:`.tasks`) so that an
+interrupted run can be resumed; a directory that holds only that cache counts as empty.  The cache
+is dropped with the rest of the old directory when the finished report replaces it.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from .report_md import render_markdown
 
 KIND = "consensus-verify reproduction report"
 REPORT_FILES = ("report.md", "report.json", "report.html")
+CACHE_DIR = ".reproduce-cache"
 
 
 def _is_previous_report(path: Path) -> bool:
@@ -36,11 +41,18 @@ def _is_previous_report(path: Path) -> bool:
 
 def check_out_dir(out: str | Path, force: bool = False) -> Path:
     """``out`` as a path, after checking that writing a report there replaces nothing else."""
-    from verify.cli.outputs import check_dir
+    from verify.outputs import check_dir
 
     path = Path(out)
     check_dir("--out", path)  # not a symlink, not a file/device/FIFO; its parent is writable
-    if path.is_dir() and any(path.iterdir()):
+    try:
+        cache = os.lstat(path / CACHE_DIR)
+    except (FileNotFoundError, NotADirectoryError):
+        cache = None
+    if cache is not None and not stat.S_ISDIR(cache.st_mode):
+        raise InvalidInput("--out", f"a directory whose {CACHE_DIR} is a real directory (not a link or a file)", str(path),
+                           hint=f"remove {path / CACHE_DIR}")
+    if path.is_dir() and any(p.name != CACHE_DIR for p in path.iterdir()):
         if not _is_previous_report(path):
             raise InvalidInput("--out", "a new or empty directory, or one holding a previous report", str(path),
                                hint="choose another directory; a non-report directory is never overwritten")
