@@ -22,7 +22,7 @@ from theorems.verdict import Status, Verdict, combine
 
 from . import hypotheses as hyp
 from .adapters import adapt
-from .hemisphere import HemisphereResult, hemisphere_margin
+from .measured_hemisphere import HemisphereResult, hemisphere_margin
 from .layout import ModelLayout
 from .loaders import LoadedModel
 from .measure import Measurements, measure
@@ -89,6 +89,7 @@ class AuditReport:
     theorems: tuple[TheoremAudit, ...]
     hemisphere: tuple[HemisphereLayer, ...]
     seconds: dict
+    weights_lemma: dict = field(default_factory=dict)
 
     @property
     def status(self) -> Status:
@@ -103,6 +104,7 @@ class AuditReport:
             "hemisphere": [{"prompt": h.prompt, "layer": h.layer, "margin": h.result.margin,
                             "verdict": h.result.verdict.status.value} for h in self.hemisphere],
             "seconds": self.seconds,
+            "weights_lemma": self.weights_lemma,
         }
         if tables:
             out["heads"] = {k: v.tolist() for k, v in self.measurements.heads.items()}
@@ -168,7 +170,7 @@ def evaluate(layout: ModelLayout, m: Measurements, specs, hemis, n_tokens: int |
             if name in ("mask_full", "mask_causal"):
                 cache[name] = getattr(hyp, name)(layout, n_tokens)
             elif name == "open_hemisphere":
-                cache[name] = hyp.hemisphere(list(hemis))
+                cache[name] = hyp.hemisphere(list(hemis), layout.d_model)
             else:
                 cache[name] = _CHECKS[name](layout, m)
         return cache[name]
@@ -214,4 +216,20 @@ def audit(
     log.info("audit of %s: %.2f s", loaded.name, seconds["total"])
     provenance = dict(loaded.provenance(), theorems=[t.id for t in specs],
                       hemisphere_prompts=None if prompts is None else list(prompts.shape))
-    return AuditReport(provenance, layout.summary(), m, results, hemis, seconds)
+    return AuditReport(provenance, layout.summary(), m, results, hemis, seconds, weights_lemma(layout, m))
+
+
+def weights_lemma(layout: ModelLayout, m: Measurements) -> dict:
+    """The weights lemma's bounds for this model, in the unit-sphere form (:mod:`llm_checks.measure`):
+    ``exp(-2 p_lemma)/|M(i)| <= a^h_ij <= exp(2 p_lemma)/|M(i)|`` per layer and head."""
+    lemma = m.heads["p_lemma"]
+    return {
+        "form": "unit sphere: p_lemma = D ||P||_2 (+ the query-bias score term); not the LN-scale ||P||_2",
+        "bound": "exp(-2 p_lemma[k][h]) / |M(i)| <= a^h_ij <= exp(2 p_lemma[k][h]) / |M(i)|",
+        "D": layout.d_model,
+        "p_lemma_max": float(lemma.max()),
+        "p_lemma": lemma.tolist(),
+        "log_lower_bound_max": float(-2 * lemma.min()),
+        "worst": hyp.worst(lemma),
+        "rope": layout.positions == "rope",
+    }

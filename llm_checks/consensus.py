@@ -1,19 +1,26 @@
 """The paper's consensus measurement (SPEC §5) as one library call.
 
-``measure_consensus(loaded, ConsensusOptions(...))`` draws random-token prompts, re-feeds them
-through the model for ``passes`` passes (:mod:`llm_checks.runner`) and records ``E_first``,
-``E_first_abs`` and ``E_pair`` (:mod:`llm_checks.metrics`) after every block for every prompt.
-The summary is the mean across prompts with a 95% confidence band
-``mean +- t_{0.975, n-1} sd / sqrt(n)`` (Student t; undefined, NaN, for one prompt).  The band
-describes prompt-to-prompt variation of this model, not uncertainty of a limit.
+``measure_consensus(loaded, ConsensusOptions(...))`` takes random-token prompts (or given ones),
+re-feeds them through the model for ``passes`` passes (:mod:`llm_checks.runner`) and records
+``E_first``, ``E_first_abs`` and ``E_pair`` (:mod:`llm_checks.metrics`, with the anchor, centring
+and final-norm options of SPEC §4) after every block for every prompt.  The summary is the mean
+across prompts with a 95% band ``mean +- t_{0.975, n-1} sd / sqrt(n)`` (Student t; NaN for one
+prompt).  The band describes prompt-to-prompt variation of this model, not uncertainty of a limit.
 
 Weights modes: ``trained`` (the loaded real weights, periodic in depth), ``random`` (the model's
 own initialization, drawn once with ``seed``: random but periodic), ``random-fresh`` (random once,
-then re-drawn after every pass with seed ``42 + i + 1``).  dtype and device are those of the
-loaded model (``load_model(dtype=..., device=...)``), recorded in the result.
+then re-drawn before every later pass with seed ``42 + i + 1``).
+
+Long runs: ``checkpoint(state)`` is called after every pass of every prompt batch with everything
+needed to continue (:mod:`llm_checks.checkpoint` stores it); ``resume=state`` continues from it and
+gives the same numbers as an uninterrupted run (each pass's state and fresh-weight seed are
+reproduced exactly).  ``compare_float32`` re-runs the first batch with float32 arithmetic on the
+same (rounded) weights and reports the per-block drift of every metric.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
 import io
 import json
 import logging
@@ -27,14 +34,14 @@ from theorems.errors import InvalidInput
 
 from ._deps import require_torch
 from .loaders import LoadedModel, random_model
-from .metrics import METRICS, consensus_metrics
-from .prompts import random_prompts
-from .runner import n_blocks as count_blocks
-from .runner import refeed
+from .metrics import METRICS, check_metric_options, consensus_metrics
+from .prompts import batches, random_prompts
+from .runner import fresh_seed, n_blocks as count_blocks, refeed
 
 log = logging.getLogger(__name__)
 
 WEIGHTS_MODES = ("trained", "random", "random-fresh")
+DEFINITIONS = {"E_first": "1 - mean_j cos(a, x_j)", "E_first_abs": "1 - mean_j |cos(a, x_j)|", "E_pair": "1 - mean_ij cos(x_i, x_j)"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,11 @@ class ConsensusOptions:
     weights_mode: str = "trained"
     seed: int = 0
     batch_size: int = 10
+    anchor: str | int = "first"
+    center: bool = False
+    final_ln: bool = False
+    prompts_source: str = "random"
+    compare_float32: bool = False
 
     def __post_init__(self) -> None:
         for name in ("prompts", "tokens", "passes", "batch_size"):
@@ -56,6 +68,7 @@ class ConsensusOptions:
             raise InvalidInput("seed", "a non-negative integer", self.seed)
         if self.weights_mode not in WEIGHTS_MODES:
             raise InvalidInput("weights_mode", f"one of {WEIGHTS_MODES}", self.weights_mode)
+        object.__setattr__(self, "anchor", check_metric_options(self.anchor, self.center))
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,8 @@ class ConsensusResult:
     E: dict = field(repr=False)
     prompt_ids: np.ndarray = field(repr=False)
     seconds: float = 0.0
+    drift: dict | None = None
+    run: dict = field(default_factory=dict)
 
     def band(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(mean, lower, upper)`` across prompts at every depth (95% Student-t band)."""
@@ -90,20 +105,30 @@ class ConsensusResult:
                          "first_block_mean": float(mean[0]), "min_mean": float(mean.min())}
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, per_prompt: bool = True) -> dict[str, Any]:
+        """Everything but ``run`` (wall time, resume facts) is identical for a resumed run."""
+        o = self.options
+        anchor = "token 1" if o.anchor == "first" else ("mean of the tokens" if o.anchor == "mean" else f"token index {o.anchor}")
+        metrics = {}
+        for name in METRICS:
+            metrics[name] = {"definition": DEFINITIONS[name] + ("" if name == "E_pair" else f", a = {anchor}")}
+            if per_prompt:
+                metrics[name]["per_prompt"] = self.E[name].tolist()
         return {
-            "options": asdict(self.options),
+            "options": asdict(o),
             "provenance": self.provenance,
             "n_blocks": self.n_blocks,
             "layers": int(self.E["E_first"].shape[1]),
             "seconds": self.seconds,
             "summary": self.summary(),
             "band": "mean +- t(0.975, n-1) * sd / sqrt(n) across prompts",
-            "metrics": {"E_first": "1 - mean_j cos(x_1, x_j)", "E_first_abs": "1 - mean_j |cos(x_1, x_j)|",
-                        "E_pair": "1 - mean_ij cos(x_i, x_j)"},
-            "states": "raw residual stream after each block (no final LN, no centring)",
-            "fresh_weight_seeds": [42 + i + 1 for i in range(self.options.passes - 1)]
-            if self.options.weights_mode == "random-fresh" else [],
+            "metrics": metrics,
+            "per_prompt_layout": "metrics.NAME.per_prompt[prompt][block], blocks counted across passes",
+            "states": ("after each block, " + ("the final norm applied" if o.final_ln else "raw residual stream (no final norm)")
+                       + (", mean-centred over the tokens" if o.center else ", not centred")),
+            "fresh_weight_seeds": [fresh_seed(p) for p in range(1, o.passes)] if o.weights_mode == "random-fresh" else [],
+            "float32_drift": self.drift,
+            "run": self.run,
         }
 
     def to_npz_bytes(self) -> bytes:
@@ -112,8 +137,8 @@ class ConsensusResult:
         for name in METRICS:
             mean, lo, hi = self.band(name)
             arrays.update({f"{name}_mean": mean, f"{name}_lower": lo, f"{name}_upper": hi})
-        np.savez_compressed(buffer, prompt_ids=self.prompt_ids, **arrays,
-                            meta=np.frombuffer(json.dumps(self.to_json()).encode(), dtype=np.uint8))
+        meta = json.dumps(self.to_json(per_prompt=False)).encode()
+        np.savez_compressed(buffer, prompt_ids=self.prompt_ids, **arrays, meta=np.frombuffer(meta, dtype=np.uint8))
         return buffer.getvalue()
 
 
@@ -126,40 +151,137 @@ def _model_for(loaded: LoadedModel, mode: str, seed: int):
     if loaded.seed is not None:
         return loaded.model, loaded.provenance()
     model = random_model(loaded.model.config, seed, loaded.dtype).to(loaded.model.device)
-    prov = dict(loaded.provenance(), source=f"random init (seed {seed}) from the config of {loaded.source}", seed=seed)
+    prov = dict(loaded.provenance(), source=f"random init (seed {seed}) from the config of {loaded.source}", seed=seed,
+                weights="random init")
     return model, prov
+
+
+def padded_ids(prompts: list[np.ndarray]) -> np.ndarray:
+    """``(n, max_len)`` int64 ids, ``-1`` after the end of shorter prompts."""
+    width = max(len(p) for p in prompts)
+    out = np.full((len(prompts), width), -1, dtype=np.int64)
+    for i, p in enumerate(prompts):
+        out[i, : len(p)] = p
+    return out
+
+
+def fingerprint(options: ConsensusOptions, provenance: dict, ids: np.ndarray) -> str:
+    """What a checkpoint must match to be resumed: options, the weights' identity, the prompts."""
+    keep = {k: provenance.get(k) for k in ("model", "family", "source", "seed", "dtype", "device", "weights", "files", "shape")}
+    text = json.dumps({"options": asdict(options), "model": keep}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode() + ids.tobytes()).hexdigest()
 
 
 def measure_consensus(
     loaded: LoadedModel,
     options: ConsensusOptions = ConsensusOptions(),
     progress: Callable[[int, int], None] | None = None,
+    *,
+    prompts: list[np.ndarray] | None = None,
+    checkpoint: Callable[[dict], None] | None = None,
+    resume: dict | None = None,
 ) -> ConsensusResult:
-    """Run the protocol; ``progress(done_blocks, total_blocks)`` after every block of every batch."""
+    """Run the protocol; ``progress(done_blocks, total_blocks)`` after every block of every batch.
+
+    ``prompts`` (token-id arrays, lengths >= 2) replace the random prompts; then ``options.prompts``
+    must equal their number.  ``checkpoint`` / ``resume``: see the module docstring.
+    """
     torch = require_torch()
     start = time.perf_counter()
-    count_blocks(loaded.model)  # a GPT-2 / GPT-Neo model, before any work
+    count_blocks(loaded.model)  # a supported architecture, before any work
     model, provenance = _model_for(loaded, options.weights_mode, options.seed)
-    ids = random_prompts(options.prompts, options.tokens, int(model.config.vocab_size), options.seed)
+    provenance = dict(provenance, device=str(next(model.parameters()).device),
+                      dtype=str(next(model.parameters()).dtype).replace("torch.", ""))
+    if prompts is None:
+        prompts = list(random_prompts(options.prompts, options.tokens, int(model.config.vocab_size), options.seed))
+    elif len(prompts) != options.prompts:
+        raise InvalidInput("prompts", f"{options.prompts} prompts (options.prompts)", len(prompts))
+    for p in prompts:
+        check_metric_options(options.anchor, options.center, len(p))
+    ids = padded_ids(prompts)
     n_blocks = count_blocks(model)
     depth = options.passes * n_blocks
+    plan = batches(prompts, options.batch_size)
+    key = fingerprint(options, provenance, ids)
     E = {name: np.zeros((options.prompts, depth)) for name in METRICS}
-    total = depth * ((options.prompts + options.batch_size - 1) // options.batch_size)
-    done = 0
-    for lo in range(0, options.prompts, options.batch_size):
-        hi = min(lo + options.batch_size, options.prompts)
+    first_batch, first_pass, state = 0, 0, None
+    if resume is not None:
+        if resume.get("fingerprint") != key:
+            raise InvalidInput("resume", "a checkpoint of this very run (same options, weights and prompts)",
+                               "a checkpoint of another run", hint="start afresh without --resume, or pass the original options")
+        for name in METRICS:
+            E[name][...] = resume["E"][name]
+        first_batch, first_pass, state = int(resume["batch"]), int(resume["next_pass"]), resume.get("x")
+    total = depth * len(plan)
+    done = first_batch * depth + first_pass * n_blocks
+    stack_dtype = next(model.parameters()).dtype
+
+    for b in range(first_batch, len(plan)):
+        lo, hi = plan[b]
+        batch = torch.as_tensor(np.stack(prompts[lo:hi]))
 
         def record(k, hidden, lo=lo, hi=hi):
             nonlocal done
-            for name, value in consensus_metrics(hidden).items():
+            for name, value in _metrics(model, hidden, options).items():
                 E[name][lo:hi, k] = value.cpu().numpy()
             done += 1
             if progress is not None:
                 progress(done, total)
 
-        refeed(model, torch.as_tensor(ids[lo:hi]), passes=options.passes, ffn=options.ffn,
-               fresh=options.weights_mode == "random-fresh", on_block=record)
-    provenance = dict(provenance, device=str(model.device), dtype=str(next(model.parameters()).dtype).replace("torch.", ""))
+        def saved(p, x_next, b=b):
+            if checkpoint is None:
+                return
+            last = p + 1 == options.passes
+            checkpoint({"fingerprint": key, "E": {n: E[n].copy() for n in METRICS}, "batch": b + 1 if last else b,
+                        "next_pass": 0 if last else p + 1, "x": None if last else _host(x_next),
+                        "dtype": str(stack_dtype)})
+
+        start_pass = first_pass if b == first_batch else 0
+        start_state = None
+        if b == first_batch and state is not None:
+            start_state = torch.as_tensor(state).to(stack_dtype)
+        refeed(model, batch, passes=options.passes, ffn=options.ffn, fresh=options.weights_mode == "random-fresh",
+               on_block=record, on_pass_end=saved, start_pass=start_pass, start_state=start_state)
+    drift = _float32_drift(model, prompts[plan[0][0]:plan[0][1]], options, E, plan[0]) if options.compare_float32 else None
     seconds = time.perf_counter() - start
     log.info("consensus measurement: %d prompts x %d blocks in %.1f s", options.prompts, depth, seconds)
-    return ConsensusResult(options, provenance, n_blocks, E, ids, seconds)
+    run = {"seconds": seconds, "resumed_at": None if resume is None else {"batch": first_batch, "pass": first_pass}}
+    return ConsensusResult(options, provenance, n_blocks, E, ids, seconds, drift, run)
+
+
+def _host(x):
+    """The state on the CPU, exactly: float32 holds float16 / bfloat16 / float32 values, float64 stays."""
+    torch = require_torch()
+    return x.to(torch.float64 if x.dtype == torch.float64 else torch.float32).cpu().numpy()
+
+
+def _metrics(model, hidden, options: ConsensusOptions):
+    if options.final_ln:
+        from .stacks import stack_of
+
+        hidden = stack_of(model).final_norm(hidden)
+    return consensus_metrics(hidden, options.anchor, options.center)
+
+
+def _float32_drift(model, prompts, options: ConsensusOptions, E: dict, span: tuple[int, int]) -> dict:
+    """Per-block ``max_prompts |E_dtype - E_float32|`` on the first batch, same rounded weights."""
+    torch = require_torch()
+    dtype = next(model.parameters()).dtype
+    reference = model if dtype == torch.float32 else copy.deepcopy(model).float()
+    lo, hi = span
+    ref = {name: np.zeros((hi - lo, E[name].shape[1])) for name in METRICS}
+
+    def record(k, hidden):
+        for name, value in _metrics(reference, hidden, options).items():
+            ref[name][:, k] = value.cpu().numpy()
+
+    refeed(reference, torch.as_tensor(np.stack(prompts)), passes=options.passes, ffn=options.ffn,
+           fresh=options.weights_mode == "random-fresh", on_block=record, round_fresh_to=dtype)
+    if reference is not model:
+        del reference
+    diff = {name: np.abs(E[name][lo:hi] - ref[name]).max(axis=0) for name in METRICS}
+    return {"reference": "float32 arithmetic on the same weights (rounded to the run's dtype), first batch",
+            "dtype": str(dtype).replace("torch.", ""), "prompts": hi - lo,
+            "max_abs_diff_per_block": {n: d.tolist() for n, d in diff.items()},
+            "max_abs_diff": {n: float(d.max()) for n, d in diff.items()},
+            "final_block": {n: float(d[-1]) for n, d in diff.items()}}

@@ -134,9 +134,15 @@ def U_simple_top_eigenvalue(layout: ModelLayout, m: Measurements) -> Verdict:
 
 def P_bounded(layout: ModelLayout, m: Measurements) -> Verdict:
     p = m.heads["p"]
+    sphere = m.heads["p_sphere"]
     witness = {"p": float(p.max()), "worst": worst(p), "median": float(np.median(p)),
-               "folded": "temperature and LN scale folded into P"}
-    reason = f"finitely many layers (periodic re-feeding): sup ||P^h(t)||_2 = max over layers and heads = {p.max():.4g}"
+               "folded": "temperature and LN scale folded into P",
+               "scale": "p: P on the normalized token before its scale (length sqrt(D)); p_sphere = D p: P on the paper's unit sphere",
+               "p_sphere": float(sphere.max()), "worst_sphere": worst(sphere), "D": layout.d_model}
+    if m.first_pass_layer0 is not None:
+        witness["p_first_pass_only"] = float(max(m.first_pass_layer0["p"].max(), p[1:].max() if p.shape[0] > 1 else 0.0))
+    reason = (f"finitely many layers (periodic re-feeding): sup ||P^h(t)||_2 = max over layers and heads = {p.max():.4g} "
+              f"on LN-normalized tokens (length sqrt(D)), {sphere.max():.4g} on the unit sphere (x D = {layout.d_model})")
     if layout.positions == "rope":
         reason += "; under RoPE ||P(offset)||_2 <= ||A||_2 ||B||_2 for every offset, still finite"
     return holds("P_bounded", reason, witness, exact=False)
@@ -181,7 +187,7 @@ def no_feedforward(layout: ModelLayout, m: Measurements) -> Verdict:
     return holds("no_feedforward", "no feedforward blocks", {"feedforward": False})
 
 
-def hemisphere(per_layer: list | None) -> Verdict:
+def hemisphere(per_layer: list | None, d_model: int | None = None) -> Verdict:
     """Theorem 3.2's initial condition from per-layer, per-prompt results (``HemisphereLayer``).
 
     Holds when, for every prompt, the tokens are in an open hemisphere at some depth (forward
@@ -197,8 +203,13 @@ def hemisphere(per_layer: list | None) -> Verdict:
     margins = [{"prompt": r.prompt, "layer": r.layer, "margin": r.result.margin} for r in per_layer if r.layer == 0]
     witness = {"first_layer_in_hemisphere": {str(k): v for k, v in first.items()}, "margins_at_input": margins}
     if all(v is not None for v in first.values()):
+        n_tokens = max(r.result.verdict.witness.get("n_tokens", 0) for r in per_layer)
+        trivial = d_model is not None and n_tokens <= d_model
+        witness["trivial"] = trivial
+        note = (f"; this holds trivially: N = {n_tokens} <= D = {d_model} generic (linearly independent) tokens always lie "
+                "in an open hemisphere, so it says nothing about these weights" if trivial else "")
         return holds("open_hemisphere", f"for each of {len(prompts)} prompts the token states enter an open hemisphere (margin "
-                     "re-checked from the LP's z)", witness, exact=False)
+                     "re-checked from the LP's z)" + note, witness, exact=False)
     missing = [k for k, v in first.items() if v is None]
     if any(r.result.verdict.status.value == "unknown" for r in per_layer if r.prompt in missing):
         return unknown("open_hemisphere", f"prompts {missing}: no layer with a certified margin", witness, exact=False)

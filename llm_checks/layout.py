@@ -113,6 +113,10 @@ class ModelLayout:
     pre_norm: bool
     has_feedforward: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
+    refeed_layer0: LayerAttention | None = None
+    """Layer 0 as it runs from the second re-fed pass on, when that differs from the first pass
+    (post-LN BERT: its input is then produced by the last layer's output LayerNorm, not by the
+    embedding LayerNorm).  ``None`` when every pass runs the same layer 0 (pre-LN models)."""
 
     def __post_init__(self) -> None:
         if not self.layers:

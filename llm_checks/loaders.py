@@ -16,7 +16,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from theorems.errors import InvalidInput
 
@@ -39,19 +39,44 @@ class LoadedModel:
     source: str
     seed: int | None
     dtype: str
+    path: str | None = None
 
     def provenance(self) -> dict[str, Any]:
+        """What identifies the weights: the label (the registry name only when the loaded shape is
+        that name's shape), architecture and shape as loaded, absolute weight files with sha256,
+        and ``weights``: "random init (seed S)" or "loaded from file" (never "trained" for an init)."""
         torch = require_torch()
         transformers = require_transformers()
+        from .sources import file_records, shape_of
+
+        shape = shape_of(self.model.config)
         return {
-            "model": self.name,
+            "model": _label(self.name, shape),
+            "requested": self.name,
             "family": self.family,
+            "architecture": shape["architecture"],
+            "shape": shape,
             "source": self.source,
+            "weights": f"random init (seed {self.seed})" if self.seed is not None else "loaded from file",
+            "files": file_records(self.path) if self.seed is None else [],
             "seed": self.seed,
             "dtype": self.dtype,
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }
+
+
+def _label(name: str, shape: dict) -> str:
+    spec = MODELS.get(name)
+    if spec is None or spec.shipped:
+        return name
+    from .sources import shape_of
+
+    expected = shape_of(spec.build_config())
+    if expected == shape:
+        return name
+    return (f"{shape['architecture']} {shape['n_layers']} layers x {shape['n_heads']} heads, D={shape['d_model']} "
+            f"(given as {name!r}, whose shape is {expected['n_layers']} x {expected['n_heads']}, D={expected['d_model']})")
 
 
 @contextlib.contextmanager
@@ -224,6 +249,7 @@ def load_model(
     allow_pickle: bool = False,
     dtype: str = "float32",
     device: str = "cpu",
+    on_event: Callable[[str], None] | None = None,
 ) -> LoadedModel:
     """Resolve ``name`` (a registry name or a path) and load it.
 
@@ -231,6 +257,9 @@ def load_model(
     family; ``random_init`` builds the named config (or a shipped model's config) with seed
     ``seed``; with neither, only shipped models (``minilm``, ``smollm2``) and paths load.
     ``device`` (``cpu`` or ``cuda[:N]``) and ``dtype`` are applied here once and recorded.
+    ``org/name`` Hugging Face ids (as ``name`` or ``weights``) resolve from the local cache only
+    (:mod:`llm_checks.sources`).  ``on_event(message)`` receives progress messages (loading, the
+    memory estimate before a random init); the library itself never prints.
     """
     if dtype not in ("float32", "float64", "float16", "bfloat16"):
         raise InvalidInput("dtype", "float32, float64, float16 or bfloat16", dtype)
@@ -238,26 +267,50 @@ def load_model(
         raise InvalidInput("device", "cpu or cuda[:N]", device)
     if weights is not None and random_init:
         raise InvalidInput("weights", "either a weights directory or random_init, not both", str(weights))
-    loaded = _load_named(name, weights, random_init, seed, allow_pickle, dtype)
+    from .sources import looks_like_hf_id, resolve_hf_id
+
+    say = on_event or (lambda message: None)
+    if weights is not None and looks_like_hf_id(str(weights)):
+        weights = resolve_hf_id(str(weights), "weights")
+    if name not in MODELS and looks_like_hf_id(name):
+        name = str(resolve_hf_id(name, "model"))
+    say(f"loading {name}" + (f" with weights {weights}" if weights is not None else "") + (" (random init)" if random_init else ""))
+    loaded = _load_named(name, weights, random_init, seed, allow_pickle, dtype, say)
     if device != "cpu":
+        say(f"moving the model to {device}")
         _finish(loaded.model, dtype, device)
     return loaded
 
 
-def _load_named(name, weights, random_init, seed, allow_pickle, dtype) -> LoadedModel:
+def _init(config, seed, dtype, say):
+    from .sources import memory_estimate
+
+    est = memory_estimate(config, dtype)
+    say(f"initialising a random {config.model_type} (seed {seed}): {est['parameters'] / 1e6:.1f} M parameters, "
+        f"about {est['bytes'] / 2**30:.2f} GiB of memory during the init")
+    return random_model(config, seed, dtype)
+
+
+def _abs(path) -> str:
+    return str(Path(path).resolve())
+
+
+def _load_named(name, weights, random_init, seed, allow_pickle, dtype, say=lambda m: None) -> LoadedModel:
     if name not in MODELS and (Path(name).exists() or name.endswith(".gguf") or "/" in name):
         model, source = load_directory(name, allow_pickle=allow_pickle, dtype=dtype)
         family = str(model.config.model_type)
         if random_init:
-            model, source = random_model(model.config, seed, dtype), f"random init (seed {seed}) from the config of {name}"
-        return LoadedModel(name, family, model, source, seed if random_init else None, dtype)
+            config = model.config
+            del model
+            model, source = _init(config, seed, dtype, say), f"random init (seed {seed}) from the config of {_abs(name)}"
+        return LoadedModel(name, family, model, source, seed if random_init else None, dtype, None if random_init else _abs(name))
     spec = get_spec(name)
     if weights is not None:
         model, source = load_directory(weights, allow_pickle=allow_pickle, dtype=dtype)
         got = str(model.config.model_type)
         if got != spec.family:
             raise InvalidInput("weights", f"a {spec.family} checkpoint for model {name!r}", got)
-        return LoadedModel(name, spec.family, model, source, None, dtype)
+        return LoadedModel(name, spec.family, model, source, None, dtype, _abs(weights))
     if random_init:
         if spec.shipped:
             shipped, _ = load_directory(spec.weights_path(), dtype=dtype)
@@ -265,9 +318,16 @@ def _load_named(name, weights, random_init, seed, allow_pickle, dtype) -> Loaded
             del shipped
         else:
             config = spec.build_config()
-        return LoadedModel(name, spec.family, random_model(config, seed, dtype), f"random init (seed {seed})", seed, dtype)
+        return LoadedModel(name, spec.family, _init(config, seed, dtype, say), f"random init (seed {seed})", seed, dtype)
     if not spec.shipped:
         raise InvalidInput("model", f"weights for {name!r}", "no weights given",
                            hint="pass --weights DIR (a local Hugging Face directory) or --random-init")
     model, source = load_directory(spec.weights_path(), dtype=dtype)
-    return LoadedModel(name, spec.family, model, source, None, dtype)
+    return LoadedModel(name, spec.family, model, source, None, dtype, _abs(spec.weights_path()))
+
+
+def tokenizer_factory(loaded: LoadedModel):
+    """A zero-argument callable loading ``loaded``'s own tokenizer, or None for a random init."""
+    from .sources import tokenizer_loader
+
+    return tokenizer_loader(loaded.path) if loaded.seed is None else None

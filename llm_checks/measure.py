@@ -9,7 +9,22 @@ The table holds, for every layer ``k`` and head ``h`` (arrays of shape ``(L, H)`
 - ``U_norm``, ``U_dist_identity`` (``||U - I||_F / sqrt(D)``), ``U_dist_identity_2``,
   ``U_skew_share``, ``U_top``, ``U_top_imag``, ``U_gap``, ``U_top_real_flag``, ``U_zero_top``
   (see :class:`llm_checks.factors.ValueStats`);
-- ``U_step``: relative Frobenius change of ``U^h`` to the next layer (periodic as ``P_step``).
+- ``U_step``: relative Frobenius change of ``U^h`` to the next layer (periodic as ``P_step``);
+- the scale of ``P`` on the paper's unit sphere.  ``P`` above acts on the normalized token *before*
+  its scale ``g``, whose length is ``sqrt(D)`` (LayerNorm: ``|(y - mean)/std| = sqrt(D)``;
+  RMSNorm: ``|y/rms(y)| = sqrt(D)``; the ``eps`` only shortens it).  Writing it ``sqrt(D) u`` with
+  ``u`` a unit vector, the score is ``D <u_i, P u_j>``: on the unit sphere the bilinear form is
+  ``P_sphere = D P``, so ``p_sphere = D p`` (under RoPE ``D ||A||_2 ||B||_2``, a bound for every
+  offset).  ``score_bias = sqrt(D) beta |b_ln W_Q + b_Q| ||diag(g) W_K||_2`` bounds the
+  key-dependent score term of the effective query bias, and ``p_lemma = p_sphere + score_bias``
+  bounds ``|score_ij - c_i|`` for every key ``j``, so the weights lemma gives
+  ``exp(-2 p_lemma)/|M(i)| <= a_ij <= exp(2 p_lemma)/|M(i)|`` for the real attention weights.
+
+Re-feeding post-LN models (BERT): from pass 2 on, layer 0 folds in the last layer's output
+LayerNorm (``layout.refeed_layer0``).  ``p``, ``p_sphere``, ``score_bias`` and ``p_lemma`` of layer
+0 are the maximum over both versions; ``P_step`` of the last layer is the wrap to the pass-2 layer
+0 and ``P_step`` of layer 0 the larger of its two steps.  ``first_pass_layer0`` keeps the pass-1
+values.  (``U`` statistics of layer 0 are those of pass 1.)
 
 Per layer: the normalization's relative scale spread ``(max g - min g) / mean |g|`` and whether
 all scales are exactly equal (Claim LN1), bias norms (effective query bias ``b_ln W_Q + b_Q``,
@@ -34,6 +49,7 @@ log = logging.getLogger(__name__)
 HEAD_FIELDS = (
     "p", "P_step", "U_norm", "U_dist_identity", "U_dist_identity_2", "U_skew_share",
     "U_top", "U_top_imag", "U_gap", "U_top_real_flag", "U_zero_top", "U_step",
+    "p_sphere", "score_bias", "p_lemma",
 )
 LAYER_FIELDS = (
     "ln_spread", "ln_equal", "ln_mean", "query_bias", "key_bias", "value_bias_drift", "exact_U_symmetric_heads",
@@ -48,6 +64,7 @@ class Measurements:
     heads: dict
     layers: dict
     seconds: float
+    first_pass_layer0: dict | None = None
 
 
 def _layer_facts(layout: ModelLayout, k: int) -> dict:
@@ -101,6 +118,23 @@ def _exact_checks(layer, skew: np.ndarray) -> dict:
     return out
 
 
+def _lemma_terms(layout: ModelLayout, layer, f: F.LayerFactors, R: tuple | None = None) -> dict:
+    """Per-head unit-sphere scale of ``P`` and the query-bias score term (module docstring);
+    ``R``: the thin-QR triangles ``(R_A, R_B)`` when already computed."""
+    D = layout.d_model
+    R_A, R_B = R if R is not None else (F._r(f.A), F._r(f.B))
+    B_norm = F._spectral(R_B)
+    if layout.positions == "rope":
+        base = F._spectral(R_A) * B_norm
+    else:
+        base = F._spectral(R_A @ np.swapaxes(R_B, -1, -2))
+    q = np.zeros((layer.n_heads, layer.d_head)) if layer.b_Q is None else np.asarray(layer.b_Q, dtype=np.float64).copy()
+    if layer.norm_shift is not None:
+        q += np.einsum("d,hde->he", np.asarray(layer.norm_shift, dtype=np.float64), np.asarray(layer.W_Q, dtype=np.float64))
+    bias = np.sqrt(D) * layer.temperature * np.linalg.norm(q, axis=1) * B_norm
+    return {"p_sphere": D * base, "score_bias": bias, "p_lemma": D * base + bias}
+
+
 def blas_single_thread():
     """Scoped: one BLAS thread.  The per-head factors are small (``D x 2 d_head``); with two BLAS
     threads on a busy 2-core machine stacked QR/SVD ran 10-100x slower from contention."""
@@ -127,7 +161,8 @@ def _measure(layout: ModelLayout, progress: Callable[[int, int], None] | None) -
     for k in range(L):
         current = previous
         following = F.layer_factors(layout.layers[k + 1]) if k + 1 < L else first
-        heads["p"][k] = F.P_norms(current)
+        R = (F._r(current.A), F._r(current.B))  # shared by ||P|| and the unit-sphere terms
+        heads["p"][k] = F._spectral(R[0] @ np.swapaxes(R[1], -1, -2))
         heads["P_step"][k] = F.P_differences(current, following) if L > 1 else 0.0
         heads["U_step"][k] = F.U_differences(current, following) if L > 1 else 0.0
         vs = F.value_stats(current)
@@ -140,6 +175,8 @@ def _measure(layout: ModelLayout, progress: Callable[[int, int], None] | None) -
         heads["U_gap"][k] = vs.gap
         heads["U_top_real_flag"][k] = vs.top_is_real
         heads["U_zero_top"][k] = vs.top_multiple_zero
+        for name, value in _lemma_terms(layout, layout.layers[k], current, R).items():
+            heads[name][k] = value
         for name, value in _layer_facts(layout, k).items():
             layers[name][k] = value
         for name, value in _exact_checks(layout.layers[k], vs.skew_share).items():
@@ -148,4 +185,14 @@ def _measure(layout: ModelLayout, progress: Callable[[int, int], None] | None) -
         if progress is not None:
             progress(k + 1, L)
         log.debug("measured layer %d/%d", k + 1, L)
-    return Measurements(heads, layers, time.perf_counter() - start)
+    first_pass = None
+    if layout.refeed_layer0 is not None:
+        first_pass = {name: heads[name][0].copy() for name in ("p", "P_step", "p_sphere", "score_bias", "p_lemma")}
+        again = F.layer_factors(layout.refeed_layer0)
+        heads["p"][0] = np.maximum(heads["p"][0], F.P_norms(again))
+        for name, value in _lemma_terms(layout, layout.refeed_layer0, again).items():
+            heads[name][0] = np.maximum(heads[name][0], value)
+        if L > 1:
+            heads["P_step"][L - 1] = F.P_differences(F.layer_factors(layout.layers[L - 1]), again)
+            heads["P_step"][0] = np.maximum(heads["P_step"][0], F.P_differences(again, F.layer_factors(layout.layers[1])))
+    return Measurements(heads, layers, time.perf_counter() - start, first_pass)

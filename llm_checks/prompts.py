@@ -1,5 +1,14 @@
-"""Random-token prompts as in the paper's experiments: ids uniform on ``[0, vocab)``, seeded."""
+"""Prompts: random token ids as in the paper's experiments (uniform on ``[0, vocab)``, seeded), or
+read from a file.
+
+A prompts file is either JSON (a list of lists of token ids, each of length >= 2) or text (one
+prompt per non-empty line, tokenized with the model's own tokenizer, no special tokens added).
+Prompts may differ in length; the measurement batches equal-length neighbours together.
+"""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -14,3 +23,60 @@ def random_prompts(count: int, length: int, vocab_size: int, seed: int) -> np.nd
     if length < 2:
         raise InvalidInput("tokens", "at least 2 tokens per prompt (E is trivial for one token)", length)
     return np.random.default_rng(seed).integers(0, vocab_size, size=(count, length), dtype=np.int64)
+
+
+def _check_ids(rows, vocab_size: int, where: str) -> list[np.ndarray]:
+    if not isinstance(rows, list) or not rows:
+        raise InvalidInput(where, "a non-empty JSON list of token-id lists", type(rows).__name__)
+    out = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in row):
+            raise InvalidInput(f"{where}[{i}]", "a list of integer token ids", str(row)[:60])
+        if len(row) < 2:
+            raise InvalidInput(f"{where}[{i}]", "at least 2 tokens (E is trivial for one token)", len(row))
+        bad = [t for t in row if not 0 <= t < vocab_size]
+        if bad:
+            raise InvalidInput(f"{where}[{i}]", f"token ids in [0, {vocab_size})", bad[0])
+        out.append(np.asarray(row, dtype=np.int64))
+    return out
+
+
+def read_prompts_file(path: str | Path, vocab_size: int, tokenizer=None) -> tuple[list[np.ndarray], str]:
+    """``(prompts, kind)`` from ``path``; ``kind`` is ``"token ids (JSON)"`` or ``"text"``.
+
+    ``tokenizer`` is a callable ``tokenizer() -> object with encode(text, add_special_tokens=False)``,
+    called only for text files (loading a tokenizer can be slow or impossible for random shapes).
+    """
+    target = Path(path)
+    if not target.is_file():
+        raise InvalidInput("--prompts", "a JSON file of token-id lists or a text file (or a number of random prompts)", str(path))
+    text = target.read_text(encoding="utf-8", errors="strict")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput("--prompts", "valid JSON (a list of token-id lists)", f"{target}: {exc}") from None
+        return _check_ids(rows, vocab_size, "--prompts"), "token ids (JSON)"
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise InvalidInput("--prompts", "a non-empty text file (one prompt per line)", str(target))
+    if tokenizer is None:
+        raise InvalidInput("--prompts", "token ids as JSON for a model without a tokenizer", f"text file {target}",
+                           hint="random-init shapes ship no tokenizer: give a JSON list of token-id lists")
+    tok = tokenizer()
+    rows = [list(map(int, tok.encode(line, add_special_tokens=False))) for line in lines]
+    return _check_ids(rows, vocab_size, "--prompts"), "text"
+
+
+def batches(prompts: list[np.ndarray], batch_size: int) -> list[tuple[int, int]]:
+    """``[(lo, hi)]``: consecutive prompts of equal length, at most ``batch_size`` per batch."""
+    out = []
+    lo = 0
+    while lo < len(prompts):
+        hi = lo + 1
+        while hi < len(prompts) and hi - lo < batch_size and len(prompts[hi]) == len(prompts[lo]):
+            hi += 1
+        out.append((lo, hi))
+        lo = hi
+    return out

@@ -50,6 +50,14 @@ def render_audit(report: AuditReport) -> str:
         failing = [v.name for v in theorem.failing()]
         if failing:
             lines.append(f"  failing: {', '.join(failing)}")
+    wl = report.weights_lemma
+    if wl:
+        p_ln = h["p"].max()
+        lines.append("")
+        lines.append(f"scale of P: max ||P||_2 = {p_ln:.4g} on LN-normalized tokens (length sqrt(D)), "
+                     f"{h['p_sphere'].max():.4g} on the unit sphere (x D = {wl['D']}); the weights lemma below uses the unit sphere")
+        lines.append(f"weights lemma: exp(-2 p)/|M(i)| <= a^h_ij <= exp(2 p)/|M(i)| with p = D ||P^h||_2 + query-bias term "
+                     f"<= {wl['p_lemma_max']:.4g} (per layer and head in the JSON, weights_lemma.p_lemma)")
     if report.hemisphere:
         first = [r for r in report.hemisphere if r.layer == 0]
         lines.append("")
@@ -62,16 +70,23 @@ def render_audit(report: AuditReport) -> str:
 def render_consensus(result: ConsensusResult) -> str:
     o = result.options
     p = result.provenance
+    prompts = f"{o.prompts} prompts x {o.tokens} random tokens (seed {o.seed})" if o.prompts_source == "random" else \
+        f"{o.prompts} prompts (up to {o.tokens} tokens) from {o.prompts_source}"
+    anchor = {"first": "token 1", "mean": "mean token"}.get(o.anchor, f"token {o.anchor}") if isinstance(o.anchor, str) else f"token {o.anchor}"
     lines = [
         f"consensus of {p['model']} ({p['source']}), {p['dtype']} on {p['device']}",
-        f"  {o.prompts} prompts x {o.tokens} random tokens (seed {o.seed}), {o.passes} passes x {result.n_blocks} blocks, "
+        f"  {prompts}, {o.passes} passes x {result.n_blocks} blocks, "
         f"feedforward {'kept' if o.ffn else 'removed'}, weights {o.weights_mode}",
+        f"  metrics on the {'final-normed' if o.final_ln else 'raw'} states{', mean-centred' if o.center else ''}; anchor {anchor}"
+        + (" (BERT has no final norm: every block ends in a LayerNorm)" if o.final_ln and p.get("family") == "bert" else ""),
         f"  {'metric':12s} {'after block 1':>14s} {'final mean':>12s} {'95% band':>24s}",
     ]
     for name, row in result.summary().items():
         lo, hi = row["final_band"]
         lines.append(f"  {name:12s} {row['first_block_mean']:14.6g} {row['final_mean']:12.6g}   [{lo:.6g}, {hi:.6g}]")
+    if result.drift:
+        d = result.drift
+        lines.append(f"  {d['dtype']} against float32 ({d['prompts']} prompts): max |dE_first| {d['max_abs_diff']['E_first']:.3g}, "
+                     f"at the last block {d['final_block']['E_first']:.3g}")
     lines.append(f"time: {result.seconds:.1f} s")
     return "\n".join(lines)
-
-

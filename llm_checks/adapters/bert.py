@@ -3,7 +3,9 @@ temperature ``1/sqrt(d_head)``, learned absolute positions.
 
 Post-LN: block ``k`` computes ``LN_k(x + Attn(x))``, so the normalization whose scale is folded
 into layer ``k``'s ``P`` and ``U`` is the one that produced its input: the embedding LayerNorm for
-layer 0, the previous layer's output LayerNorm otherwise.
+layer 0, the previous layer's output LayerNorm otherwise.  Under re-feeding, layer 0 of every
+later pass reads the output of the last layer, so it folds in the last layer's output LayerNorm:
+``refeed_layer0`` of the layout.
 """
 from __future__ import annotations
 
@@ -17,12 +19,12 @@ def adapt(model) -> ModelLayout:
     D, H = config.hidden_size, config.num_attention_heads
     dh = D // H
     layers = []
-    previous_norm = core.embeddings.LayerNorm
-    for index, block in enumerate(core.encoder.layer):
+    blocks = list(core.encoder.layer)
+
+    def layer(index, block, previous_norm):
         attn = block.attention.self
         out = block.attention.output.dense
-        layers.append(
-            LayerAttention(
+        return LayerAttention(
                 index=index,
                 W_Q=frozen_array(split_in(as_numpy(attn.query.weight).T, H, dh)),
                 W_K=frozen_array(split_in(as_numpy(attn.key.weight).T, H, dh)),
@@ -36,7 +38,10 @@ def adapt(model) -> ModelLayout:
                 norm_shift=frozen_array(as_numpy(previous_norm.bias)),
                 temperature=float(dh) ** -0.5,
             )
-        )
+
+    previous_norm = core.embeddings.LayerNorm
+    for index, block in enumerate(blocks):
+        layers.append(layer(index, block, previous_norm))
         previous_norm = block.output.LayerNorm
     return ModelLayout(
         architecture="bert",
@@ -45,5 +50,7 @@ def adapt(model) -> ModelLayout:
         norm="layernorm",
         positions="absolute",
         pre_norm=False,
-        notes=("post-LN encoder: layer k folds in the LayerNorm that produced its input",),
+        notes=("post-LN encoder: layer k folds in the LayerNorm that produced its input",
+               "re-feeding: from pass 2 on, layer 0 reads the last layer's output LayerNorm (measured as well)"),
+        refeed_layer0=layer(0, blocks[0], blocks[-1].output.LayerNorm),
     )

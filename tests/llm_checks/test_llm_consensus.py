@@ -65,8 +65,8 @@ def test_weights_modes_and_band():
     np.testing.assert_allclose(mean - lo, half, rtol=1e-12, atol=0)
     with pytest.raises(InvalidInput):
         ConsensusOptions(weights_mode="fresh")
-    with pytest.raises(InvalidInput):
-        measure_consensus(load_model("llama-tiny", random_init=True), ConsensusOptions(prompts=1, tokens=4, weights_mode="random"))
+    llama = measure_consensus(load_model("llama-tiny", random_init=True), ConsensusOptions(prompts=1, tokens=4, weights_mode="random"))
+    assert llama.E["E_first"].shape == (1, 2)  # every adapter is measured now (issue 12), not only GPT-2 / GPT-Neo
 
 
 def test_cli_consensus_trained_weights_from_directory(tmp_path, capsys):

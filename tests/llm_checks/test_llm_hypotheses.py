@@ -6,7 +6,7 @@ import pytest
 
 from theorems.verdict import Status
 from llm_checks.audit import THEOREMS, evaluate
-from llm_checks.hemisphere import hemisphere_margin
+from llm_checks.measured_hemisphere import hemisphere_margin
 from llm_checks.layout import LayerAttention, ModelLayout
 from llm_checks.measure import measure
 

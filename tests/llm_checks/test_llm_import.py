@@ -16,7 +16,7 @@ def test_import_and_missing_dependency_without_torch():
                 raise ImportError('blocked ' + name)
             return real(name, *a, **k)
         builtins.__import__ = blocked
-        import llm_checks, llm_checks.audit, llm_checks.consensus, llm_checks.render, llm_checks.hemisphere
+        import llm_checks, llm_checks.audit, llm_checks.consensus, llm_checks.render, llm_checks.measured_hemisphere
         from theorems.errors import MissingDependency
         assert 'torch' not in sys.modules and 'transformers' not in sys.modules
         try:

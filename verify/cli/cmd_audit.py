@@ -6,7 +6,11 @@ requested theorem(s) holds, 3 if one fails, 4 if none fails but one is unknown, 
 """
 from __future__ import annotations
 
-from .common import UsageError, add_format_option, emit, exit_code
+import sys
+from pathlib import Path
+
+from .common import UsageError, add_force_option, add_format_option, emit, exit_code
+from .outputs import Target, check_targets, write_all
 
 
 def add_parser(subparsers) -> None:
@@ -22,6 +26,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--hemisphere-tokens", type=int, default=32, metavar="T", help="tokens per hemisphere prompt (default 32)")
     parser.add_argument("--allow-pickle", action="store_true", help="allow pickle checkpoints (loaded with torch.load(weights_only=True))")
     parser.add_argument("--no-tables", action="store_true", help="omit the per-layer, per-head tables from the JSON output")
+    parser.add_argument("--plot", metavar="FILE", help="write layer x head heatmaps (antisymmetric share of U, ||U - I||, ||P||) as PNG")
+    parser.add_argument("--no-progress", action="store_true", help="no progress messages on stderr")
+    add_force_option(parser)
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -39,8 +46,20 @@ def run(args) -> int:
     if args.seed < 0:
         raise InvalidInput("--seed", "a non-negative integer", args.seed)
     resolve_theorems(args.theorem)  # fail fast on a typo, before loading a large model
+    targets = []
+    if args.plot:
+        if not args.plot.lower().endswith(".png"):
+            raise InvalidInput("--plot", "a file name ending in .png", args.plot)
+        targets = [Target("--plot", Path(args.plot))]
+        check_targets(targets, args.force)
+
+    def say(message: str) -> None:
+        if not args.no_progress:
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+
     loaded = load_model(args.model, weights=args.weights, random_init=args.random_init, seed=args.seed,
-                        allow_pickle=args.allow_pickle)
+                        allow_pickle=args.allow_pickle, on_event=say)
     prompts = None
     if args.hemisphere_prompts:
         config = loaded.model.config
@@ -49,8 +68,18 @@ def run(args) -> int:
             raise InvalidInput("--hemisphere-tokens", f"at most {int(limit)} tokens (the model's learned positions)",
                                args.hemisphere_tokens)
         prompts = random_prompts(args.hemisphere_prompts, args.hemisphere_tokens, int(loaded.model.config.vocab_size), args.seed)
-    report = audit(loaded, theorems=args.theorem, prompts=prompts)
-    emit(render_audit(report), report.to_json(tables=not args.no_tables), args.format)
+    say("measuring every layer and head")
+    report = audit(loaded, theorems=args.theorem, prompts=prompts,
+                   progress=lambda done, total: say(f"  layer {done}/{total}") if done == total or done % 8 == 0 else None)
+    payload = report.to_json(tables=not args.no_tables)
+    text = render_audit(report)
+    if args.plot:
+        from llm_checks.plot_audit import audit_png
+
+        write_all([(targets[0], audit_png(report))], args.force)
+        payload["plot"] = args.plot
+        text += f"\nwrote {args.plot}"
+    emit(text, payload, args.format)
     return exit_code(report.status)
 
 
