@@ -96,6 +96,9 @@ class DepthCertificate:
         if self.model == "ode":
             if self.invariance is None:
                 return fails("depth", "the ODE bound needs the hemisphere-invariance certificate")
+            if not _is_invariance_statement(self.invariance):
+                return fails("depth", "the nested certificate does not prove the hemisphere-invariance inequality "
+                                      "-m*g + b_j >= 0 on {b_j - m >= 0, m >= 0, 1 - g >= 0, 1 + g >= 0}")
             inv = self.invariance.recheck()
             if not inv.holds:
                 return fails("depth", f"the nested hemisphere-invariance certificate fails: {inv.reason}")
@@ -200,6 +203,8 @@ def derive(result: str, model: str, H: int, beta: str, p: Fraction, eps: Fractio
     if late_entry is not None:
         if result != "3.2" or model != "layers" or z is None:
             raise ArithmeticError("late entry is certified for the layer map of 3.2 only")
+        if len(late_entry["P"]) != H:
+            raise ArithmeticError(f"H = {H} but the late entry stores {len(late_entry['P'])} head(s)")
         _check_norms(late_entry["P"], p)
         from .late_entry import find_entry
 
@@ -239,3 +244,16 @@ def _check_norms(P, p: Fraction) -> None:
              for i in range(d)]
         if not check_psd(M).ok:
             raise ArithmeticError(f"||P^{h}||_2 <= {p} does not hold exactly")
+
+
+def _is_invariance_statement(cert) -> bool:
+    """The nested SOS certificate proves exactly the stored invariance inequality (same variables,
+    polynomial, constraints): a valid certificate of another statement proves nothing here."""
+    from verify.sos.certificate import Certificate
+
+    from .invariance_data import DATA
+
+    canon = Certificate.from_json(DATA)
+    # Fewer constraints prove the inequality on a larger set, which implies the stated one.
+    return (tuple(cert.variables) == tuple(canon.variables) and cert.polynomial == canon.polynomial
+            and set(cert.ineqs) <= set(canon.ineqs) and set(cert.eqs) <= set(canon.eqs))
