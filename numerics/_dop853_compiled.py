@@ -9,9 +9,10 @@ Which path ``DOP853(kernel="auto")`` takes (:func:`use_compiled`):
 * the pure-numpy loop whenever numba is not installed, a schedule is time-varying (the compiled
   loop only knows constant ``P`` and ``U``), or ``NUMERICS_DOP853_KERNEL=numpy`` is set in the
   environment (a switch for comparing the paths; results differ only by round-off);
-* otherwise the compiled loop when numba is already imported in this process (nothing left to
-  pay but loading the cached machine code once), or when the run is long enough to pay for
-  importing numba in a fresh process: ``B N^2 d H t_end >= _MIN_AUTO_WORK``.
+* otherwise the compiled loop when the run is long enough to pay for importing numba in a fresh
+  process: ``B N^2 d H t_end >= _MIN_AUTO_WORK``.  Only the size decides, never what happens to
+  be imported already, so the same run takes the same path (and gives the same bits) in every
+  process: serial and Dask-distributed ``verify reproduce`` runs must agree exactly.
 
 ``verify theorem`` simulates a dozen tokens on ``S^2`` to ``t = 20``: far below the threshold,
 so its cold start never imports numba.
@@ -58,8 +59,8 @@ def use_compiled(kernel: str, field: BatchedField, t_end: float) -> bool:
         return True
     if os.environ.get(ENV, "").strip().lower() == "numpy" or not numba_installed():
         return False
-    if "numba" in sys.modules:
-        return True
+    # Size alone decides (never what happens to be imported): the same run must take the same
+    # path in every process, or a serial and a distributed run would differ in the last bits.
     B, N, d = field.shape
     return B * N * N * d * field.systems[0].H * t_end >= _MIN_AUTO_WORK
 
