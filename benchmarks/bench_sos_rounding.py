@@ -9,6 +9,13 @@ predicates) against the pure-Python LDL^T re-checker (:mod:`verify.sos.exact_psd
 ``p^2 I - A^T A`` matrix of a d = 64 norm bound.  Run:
 
     python benchmarks/bench_sos_rounding.py [--repeat 3] [--format text|json] [--psd-only]
+                                            [--gram 20,35,56,84,126] [--gram-only]
+
+The Gram scaling table (issue 14) times, on random dense SOS forms with one Gram block of each
+size, the *float-only* solve (the plain SDP alone, what a float SOS tool stops at) against the
+whole *exact* pipeline (:func:`verify.sos.prove.prove_exact` with its defaults: cheap rational
+counterexample grid, margin SDP, exact rounding and projection, exact re-check), and prints
+exact / float.  The two run interleaved within every repetition.
 """
 from __future__ import annotations
 
@@ -53,6 +60,57 @@ def problems():
     ]
 
 
+GRAM_CASES = {20: (3, 3), 35: (4, 3), 56: (5, 3), 84: (6, 3), 120: (7, 3), 126: (5, 4)}
+"""Gram size -> (variables n, half degree k): C(n + k, k) monomials of degree <= k."""
+
+
+def gram_problem(size: int, seed: int = 0):
+    """``p = m^T Q m`` with ``m`` every monomial of degree <= k and ``Q = B B^T + I`` (integer, PD),
+    as exact polynomial dicts: full support, so the Newton basis is the full block."""
+    import random
+
+    from verify.sos import poly
+
+    n, k = GRAM_CASES[size]
+    basis = poly.monomials_up_to(n, 0, k)
+    assert len(basis) == size, (size, len(basis))
+    rng = random.Random(seed)
+    B = [[rng.randint(-2, 2) for _ in range(4)] for _ in range(size)]
+    p: dict = {}
+    for i, mi in enumerate(basis):
+        for j, mj in enumerate(basis):
+            q = sum(a * b for a, b in zip(B[i], B[j])) + (1 if i == j else 0)
+            if q:
+                mono = tuple(a + b for a, b in zip(mi, mj))
+                p[mono] = p.get(mono, 0) + Fraction(q)
+    return {m: c for m, c in p.items() if c}, tuple(f"x{i}" for i in range(n))
+
+
+def gram_rows(sizes, repeat: int) -> list[dict]:
+    from verify.sos.options import SOSOptions
+    from verify.sos.prove import build_program, default_degree, prove_exact
+    from verify.sos.solve import solve_plain
+
+    rows = []
+    for size in sizes:
+        p, names = gram_problem(size)
+        n = len(names)
+        float_s, exact_s, verdict, margin = [], [], None, None
+        for _ in range(max(1, repeat)):
+            program = build_program(p, n, (), (), default_degree(p, (), ()), False)
+            start = time.perf_counter()
+            plain = solve_plain(program, program.system())
+            float_s.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            result = prove_exact(p, names, options=SOSOptions())
+            exact_s.append(time.perf_counter() - start)
+            verdict, margin = result.status.value, result.stats.margin
+        f, e = statistics.median(float_s), statistics.median(exact_s)
+        rows.append({"gram": size, "n": n, "degree": 2 * GRAM_CASES[size][1], "float_status": plain.status,
+                     "verdict": verdict, "margin": margin, "float_only_s": f, "exact_s": e, "ratio": e / f})
+    return rows
+
+
 def psd_cases():
     """``(name, matrix)``: exact symmetric matrices of the sizes the issue measured."""
     import numpy as np
@@ -93,10 +151,17 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--psd-only", action="store_true", help="only the PSD decisions (no SDP solves)")
+    parser.add_argument("--gram", default="20,35,56,84,126",
+                        help=f"Gram sizes of the scaling table, from {sorted(GRAM_CASES)} (empty: skip)")
+    parser.add_argument("--gram-only", action="store_true", help="only the Gram scaling table")
     args = parser.parse_args(argv)
-    psd = psd_rows(args.repeat)
+    sizes = [int(v) for v in args.gram.split(",") if v.strip()] if not args.psd_only else []
+    if any(v not in GRAM_CASES for v in sizes):
+        parser.error(f"--gram: sizes from {sorted(GRAM_CASES)}, got {args.gram!r}")
+    grams = gram_rows(sizes, 1 if args.gram_only and args.repeat == 3 else args.repeat)
+    psd = [] if args.gram_only else psd_rows(args.repeat)
     rows = []
-    for name, run in ([] if args.psd_only else problems()):
+    for name, run in ([] if args.psd_only or args.gram_only else problems()):
         samples = []
         for _ in range(max(1, args.repeat)):
             start = time.perf_counter()
@@ -110,15 +175,28 @@ def main(argv=None) -> int:
                      "float_solve_s": med[0], "margin_solve_s": med[1], "exact_s": med[2], "wall_s": med[3],
                      "ratio": (med[1] + med[2]) / med[0] if med[0] > 0 else float("nan")})
     if args.format == "json":
-        sys.stdout.write(json.dumps({"problems": rows, "psd": psd}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"gram_scaling": grams, "problems": rows, "psd": psd}, indent=2) + "\n")
         return 0
+    if grams:
+        header = (f"{'Gram':>5s} {'n':>3s} {'deg':>4s} {'verdict':8s} {'margin':>9s} {'float-only s':>13s} "
+                  f"{'exact s':>9s} {'exact/float':>12s}")
+        sys.stdout.write(header + "\n" + "-" * len(header) + "\n")
+        for r in grams:
+            m = f"{r['margin']:.3g}" if r["margin"] is not None else "-"
+            sys.stdout.write(f"{r['gram']:5d} {r['n']:3d} {r['degree']:4d} {r['verdict']:8s} {m:>9s} "
+                             f"{r['float_only_s']:13.3f} {r['exact_s']:9.3f} {r['ratio']:12.2f}\n")
+        sys.stdout.write("float-only = the plain SDP alone; exact = the whole default pipeline (grid refutation, "
+                         "margin SDP, rounding, projection, re-check); goal (issue 14): exact/float <= 1.2 from Gram 56 up\n\n")
     if rows:
         header = f"{'problem':38s} {'verdict':8s} {'max block':>9s} {'float s':>8s} {'margin s':>9s} {'exact s':>8s} {'ratio':>6s} {'wall s':>7s}"
         sys.stdout.write(header + "\n" + "-" * len(header) + "\n")
         for r in rows:
             sys.stdout.write(f"{r['problem']:38s} {r['verdict']:8s} {max(r['gram_blocks'] or [0]):9d} {r['float_solve_s']:8.4f} {r['margin_solve_s']:9.4f} "
                              f"{r['exact_s']:8.4f} {r['ratio']:6.2f} {r['wall_s']:7.3f}\n")
-        sys.stdout.write("ratio = (margin solve + exact rounding/projection/check) / float solve\n\n")
+        sys.stdout.write("ratio = (margin solve + exact rounding/projection/check) / float solve; nan: the plain "
+                         "SDP was not needed (positive margin, issue 14)\n\n")
+    if not psd:
+        return 0
     head = f"{'exact PSD decision':42s} {'flint s':>8s} {'pure-Python s':>14s} {'speedup':>8s}  verdicts"
     sys.stdout.write(head + "\n" + "-" * len(head) + "\n")
     for r in psd:

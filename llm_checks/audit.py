@@ -20,6 +20,8 @@ from theorems.catalogue import get as get_theorem
 from theorems.errors import InvalidInput, UnknownName
 from theorems.verdict import Status, Verdict, combine
 
+from numerics.progress import Progress
+
 from . import hypotheses as hyp
 from .adapters import adapt
 from .measured_hemisphere import HemisphereResult, hemisphere_margin
@@ -188,12 +190,12 @@ def audit(
     *,
     theorems=None,
     prompts: np.ndarray | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> AuditReport:
     """Audit ``loaded`` against ``theorems`` (ids; all by default).
 
     ``prompts``: ``(n, N)`` token ids whose states are tested for the open-hemisphere condition at
-    every depth (``None``: the hemisphere hypothesis is "unknown").  ``progress(done, total)`` is
+    every depth (``None``: the hemisphere hypothesis is "unknown").  ``progress(fraction, label)`` is
     called once per measured layer.
     """
     specs = resolve_theorems(theorems)

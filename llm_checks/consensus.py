@@ -32,6 +32,8 @@ import numpy as np
 
 from theorems.errors import InvalidInput
 
+from numerics.progress import Progress
+
 from ._deps import require_torch
 from .loaders import LoadedModel, random_model
 from .metrics import METRICS, check_metric_options, consensus_metrics
@@ -175,13 +177,13 @@ def fingerprint(options: ConsensusOptions, provenance: dict, ids: np.ndarray) ->
 def measure_consensus(
     loaded: LoadedModel,
     options: ConsensusOptions = ConsensusOptions(),
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
     *,
     prompts: list[np.ndarray] | None = None,
     checkpoint: Callable[[dict], None] | None = None,
     resume: dict | None = None,
 ) -> ConsensusResult:
-    """Run the protocol; ``progress(done_blocks, total_blocks)`` after every block of every batch.
+    """Run the protocol; ``progress(fraction)`` (blocks done / all blocks) after every block of every batch.
 
     ``prompts`` (token-id arrays, lengths >= 2) replace the random prompts; then ``options.prompts``
     must equal their number.  ``checkpoint`` / ``resume``: see the module docstring.
@@ -226,7 +228,7 @@ def measure_consensus(
                 E[name][lo:hi, k] = value.cpu().numpy()
             done += 1
             if progress is not None:
-                progress(done, total)
+                progress(done / max(1, total))
 
         def saved(p, x_next, b=b):
             if checkpoint is None:

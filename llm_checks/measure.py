@@ -33,13 +33,14 @@ in the softmax; effective value bias ``(b_ln W_V + b_V) W_O + b_O``, a constant 
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable
+
 
 import numpy as np
+
+from numerics.progress import Progress
 
 from . import factors as F
 from .layout import ModelLayout
@@ -136,23 +137,21 @@ def _lemma_terms(layout: ModelLayout, layer, f: F.LayerFactors, R: tuple | None 
 
 
 def blas_single_thread():
-    """Scoped: one BLAS thread.  The per-head factors are small (``D x 2 d_head``); with two BLAS
-    threads on a busy 2-core machine stacked QR/SVD ran 10-100x slower from contention."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with the llm extra
-        log.info("threadpoolctl missing: BLAS thread count left as is")
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    """Scoped: one BLAS thread (the one limiter, :func:`numerics.blas.single_threaded_blas`).  The
+    per-head factors are small (``D x 2 d_head``); with two BLAS threads on a busy 2-core machine
+    stacked QR/SVD ran 10-100x slower from contention."""
+    from numerics.blas import single_threaded_blas
+
+    return single_threaded_blas()
 
 
-def measure(layout: ModelLayout, progress: Callable[[int, int], None] | None = None) -> Measurements:
-    """Fill the head and layer tables (see module docstring); ``progress(done, total)`` per layer."""
+def measure(layout: ModelLayout, progress: Progress | None = None) -> Measurements:
+    """Fill the head and layer tables (see module docstring); ``progress(layers done / L)`` per layer."""
     with blas_single_thread():
         return _measure(layout, progress)
 
 
-def _measure(layout: ModelLayout, progress: Callable[[int, int], None] | None) -> Measurements:
+def _measure(layout: ModelLayout, progress: Progress | None) -> Measurements:
     start = time.perf_counter()
     L, H = layout.n_layers, layout.n_heads
     heads = {name: np.zeros((L, H)) for name in HEAD_FIELDS}
@@ -183,7 +182,7 @@ def _measure(layout: ModelLayout, progress: Callable[[int, int], None] | None) -
             layers[name][k] = value
         previous = following
         if progress is not None:
-            progress(k + 1, L)
+            progress((k + 1) / L, f"layer {k + 1}/{L}")
         log.debug("measured layer %d/%d", k + 1, L)
     first_pass = None
     if layout.refeed_layer0 is not None:

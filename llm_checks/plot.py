@@ -1,9 +1,9 @@
 """PNG of the consensus metrics against depth (log axis) with the 95% band (matplotlib, Agg): layer on a log axis, and E too when every mean is positive."""
 from __future__ import annotations
 
-import io
-
 import numpy as np
+
+from numerics.png import figure_png, new_figure
 
 from .consensus import ConsensusResult
 from .metrics import METRICS
@@ -11,11 +11,7 @@ from .metrics import METRICS
 
 def consensus_png(result: ConsensusResult, title: str | None = None) -> bytes:
     """The figure as PNG bytes: one line per metric, band shaded, layer index on a log axis."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure  # no pyplot: no global figure or backend state
-
-    fig = Figure(figsize=(7, 4.2), dpi=120)
-    FigureCanvasAgg(fig)
+    fig = new_figure((7, 4.2), dpi=120)
     ax = fig.add_subplot(1, 1, 1)
     layers = np.arange(1, result.E["E_first"].shape[1] + 1)
     for name in METRICS:
@@ -36,6 +32,4 @@ def consensus_png(result: ConsensusResult, title: str | None = None) -> bytes:
                  f"{'no FFN' if not o.ffn else 'FFN'}, {o.weights_mode}", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
-    return buffer.getvalue()
+    return figure_png(fig, bbox_inches="tight")

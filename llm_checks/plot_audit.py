@@ -6,7 +6,7 @@ bar also gives the unit-sphere value ``D ||P||_2``).  Axes: layer (rows) and hea
 """
 from __future__ import annotations
 
-import io
+from numerics.png import figure_png, new_figure
 
 from .audit import AuditReport
 
@@ -15,14 +15,10 @@ PANELS = (("U_skew_share", "antisymmetric share of U"), ("U_dist_identity", "||U
 
 
 def audit_png(report: AuditReport) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     heads = report.measurements.heads
     L, H = heads["p"].shape
     D = report.layout["d_model"]
-    fig = Figure(figsize=(4.6 * len(PANELS), 1.6 + 0.22 * max(L, 6)), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure((4.6 * len(PANELS), 1.6 + 0.22 * max(L, 6)), dpi=110, layout="constrained")
     for i, (name, title) in enumerate(PANELS):
         ax = fig.add_subplot(1, len(PANELS), i + 1)
         image = ax.imshow(heads[name], aspect="auto", origin="upper", cmap="viridis", interpolation="nearest")
@@ -38,6 +34,4 @@ def audit_png(report: AuditReport) -> bytes:
         ax.set_xticks(range(0, H, step))
         ax.set_yticks(range(0, L, max(1, L // 12)))
     fig.suptitle(f"audit of {report.provenance.get('model')}: {L} layers x {H} heads", fontsize=10)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
-    return buffer.getvalue()
+    return figure_png(fig, bbox_inches="tight")

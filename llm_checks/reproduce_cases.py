@@ -23,16 +23,17 @@ most one large model is in memory at a time.
 from __future__ import annotations
 
 import gc
-import io
 import math
 import time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from numerics.png import figure_png, new_figure
+from numerics.progress import Progress
+
 from ._deps import require_torch
 
-Progress = Callable[[float], None]
 
 
 def _band(values: np.ndarray, what: str) -> dict[str, Any]:
@@ -49,12 +50,9 @@ def _band(values: np.ndarray, what: str) -> dict[str, Any]:
 
 def _curves_png(curves: dict[str, np.ndarray], title: str, block_size: int) -> bytes:
     """``curves[label]``: ``(prompts, layers)`` E_first; mean and band against layer (log y)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from scipy.stats import t as student
 
-    fig = Figure(figsize=(7, 4), dpi=90)
-    FigureCanvasAgg(fig)
+    fig = new_figure((7, 4), dpi=90)
     ax = fig.add_subplot(1, 1, 1)
     for label, E in curves.items():
         layers = np.arange(1, E.shape[1] + 1)
@@ -72,9 +70,7 @@ def _curves_png(curves: dict[str, np.ndarray], title: str, block_size: int) -> b
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
-    return buf.getvalue()
+    return figure_png(fig, bbox_inches="tight")
 
 
 def _free(*objects) -> None:
@@ -108,7 +104,7 @@ def depth_case(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
         tag = "ffn" if ffn else "noffn"
         options = ConsensusOptions(prompts=params["prompts"], tokens=params["tokens"], passes=params["passes"], ffn=ffn,
                                    weights_mode="random", seed=0, batch_size=max(1, min(params["prompts"], 10)))
-        result = measure_consensus(loaded, options, progress=lambda done, total, k=k: progress(0.1 + 0.45 * (k + done / max(total, 1))))
+        result = measure_consensus(loaded, options, progress=lambda frac, *_, k=k: progress(0.1 + 0.45 * (k + frac)))
         E = result.E["E_first"]
         n_blocks = result.n_blocks
         label = "feedforward kept" if ffn else "feedforward removed"

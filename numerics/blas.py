@@ -38,4 +38,16 @@ def single_threaded_blas() -> Iterator[None]:
         yield
 
 
-__all__ = ["single_threaded_blas"]
+@contextlib.contextmanager
+def single_threaded_all() -> Iterator[None]:
+    """Scoped: BLAS *and* OpenMP limited to one thread (for bit-reproducible tasks: a
+    multi-threaded reduction may sum in another order and change the last bits)."""
+    controller = _controller()
+    if controller is None:
+        yield
+        return
+    with controller.limit(limits=1):
+        yield
+
+
+__all__ = ["single_threaded_all", "single_threaded_blas"]

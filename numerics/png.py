@@ -10,12 +10,13 @@ import io
 from typing import Any
 
 
-def new_figure(figsize: tuple[float, float], dpi: int = 100) -> Any:
-    """A Figure attached to an Agg canvas (rendering needs no display and no pyplot)."""
+def new_figure(figsize: tuple[float, float], dpi: int = 100, **options: Any) -> Any:
+    """A Figure attached to an Agg canvas (rendering needs no display and no pyplot); ``options``
+    go to :class:`matplotlib.figure.Figure` (e.g. ``layout="constrained"``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize, dpi=dpi)
+    fig = Figure(figsize=figsize, dpi=dpi, **options)
     FigureCanvasAgg(fig)
     return fig
 

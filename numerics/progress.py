@@ -1,4 +1,5 @@
-"""One progress utility with one callback signature: ``progress(fraction)``, ``fraction`` in ``[0, 1]``.
+"""One progress utility with one callback signature: ``progress(fraction, label="")``, ``fraction``
+in ``[0, 1]`` and an optional short label of what is running.
 
 Library code never prints: it calls a :data:`Progress` callback.  :class:`Reporter` turns the
 progress of several parts (sub-batches, tasks) into one monotone fraction, in steps of at least
@@ -11,8 +12,9 @@ import threading
 import time
 from typing import Callable, TextIO, final
 
-Progress = Callable[[float], None]
-"""Called with the fraction of the work done (``0..1``)."""
+Progress = Callable[..., None]
+"""``progress(fraction, label="")``: the fraction of the work done (``0..1``) and, optionally, a
+short label of what is running (callers may omit it)."""
 
 
 @final
@@ -59,7 +61,9 @@ class TextProgress:
         self.start = time.perf_counter()
         self.label = ""
 
-    def __call__(self, fraction: float) -> None:
+    def __call__(self, fraction: float, label: str | None = None) -> None:
+        if label is not None:
+            self.label = label
         if not self.enabled:
             return
         elapsed = time.perf_counter() - self.start

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import final
 
 import numpy as np
-from scipy.optimize import linprog
 
 from .errors import InvalidInput
 
@@ -69,6 +68,8 @@ def hemisphere_lp(X: np.ndarray) -> HemisphereLP:
     """The LP of the module docstring on the rows of ``X`` as given (``N x d``)."""
     A = _rows(X, "points")
     N, d = A.shape
+    from scipy.optimize import linprog  # lazily: SciPy is ~0.2-0.5 s of a cold start
+
     res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.c_[-A, np.ones(N)], b_ub=np.zeros(N),
                   bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
     if res.status != 0 or res.x is None:
@@ -84,6 +85,8 @@ def farkas_lp(X: np.ndarray) -> np.ndarray | None:
     that polytope, HiGHS dual simplex), or None when the LP finds none."""
     A = _rows(X, "points")
     N, d = A.shape
+    from scipy.optimize import linprog
+
     far = linprog(np.zeros(N), A_eq=np.r_[A.T, np.ones((1, N))], b_eq=np.r_[np.zeros(d), 1.0],
                   bounds=[(0, None)] * N, method="highs-ds")
     return np.asarray(far.x) if far.status == 0 else None

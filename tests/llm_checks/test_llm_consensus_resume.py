@@ -32,12 +32,12 @@ def test_interrupt_and_resume_gives_identical_json(tmp_path, capsys, monkeypatch
     assert main([*ARGS, "--out", str(tmp_path / "full")]) == 0
     calls = {"n": 0}
 
-    def stop(self, done, total):
+    def stop(fraction, label=None):  # one progress call per block measured
         calls["n"] += 1
         if calls["n"] == 23:  # inside batch 2 (of 3), pass 3 (of 3): earlier passes were checkpointed
             raise Interrupt
 
-    monkeypatch.setattr(cmd._Bar, "__call__", stop)
+    monkeypatch.setattr(cmd, "_Bar", lambda enabled: stop)
     with pytest.raises(Interrupt):
         cmd.run(cmd_args([*ARGS, "--out", str(tmp_path / "cut")]))
     assert (tmp_path / "cut" / "checkpoint.npz").is_file() and not (tmp_path / "cut" / "consensus.json").exists()
@@ -62,11 +62,14 @@ def cmd_args(argv):
 def test_resume_of_another_run_is_refused(tmp_path, capsys, monkeypatch):
     import verify.cli.cmd_consensus as cmd
 
-    def stop(self, done, total):
-        if done == 9:
+    calls = {"n": 0}
+
+    def stop(fraction, label=None):  # one progress call per block measured
+        calls["n"] += 1
+        if calls["n"] == 9:
             raise Interrupt
 
-    monkeypatch.setattr(cmd._Bar, "__call__", stop)
+    monkeypatch.setattr(cmd, "_Bar", lambda enabled: stop)
     with pytest.raises(Interrupt):
         cmd.run(cmd_args([*ARGS, "--out", str(tmp_path)]))
     monkeypatch.undo()

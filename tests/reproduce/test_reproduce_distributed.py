@@ -43,19 +43,19 @@ def test_an_interrupted_smoke_run_resumes_to_the_same_report(tmp_path, monkeypat
     out = tmp_path / "resumed"
     seen, interrupts = [], [1]
 
-    class Interrupting(cmd_reproduce._Progress):
-        def __call__(self, done, total, label):
-            seen.append(label)
-            if done == 4 and interrupts:
-                interrupts.pop()
-                raise KeyboardInterrupt
+    def interrupting(fraction, label=None):  # progress(fraction, label): "k/8 tasks ..." after each task
+        seen.append(label or "")
+        if (label or "").startswith("4/8 tasks ") and interrupts:
+            interrupts.pop()
+            raise KeyboardInterrupt
 
-    monkeypatch.setattr(cmd_reproduce, "_Progress", Interrupting)
+    monkeypatch.setattr(cmd_reproduce, "_Progress", lambda enabled: interrupting)
     assert _run([*ONLY, "--out", str(out)]) == 1
     assert not (out / "report.json").exists() and len(list((out / ".reproduce-cache").glob("*.json"))) == 4
     seen.clear()
     assert _run([*ONLY, "--out", str(out), "--resume"]) == 0
-    assert sum(label.endswith("(cached)") for label in seen) == 4 and len(seen) == 8
+    assert seen[0] == "4/8 tasks from the cache" and len(seen) == 5  # one line for the cache, then 4 tasks run
+    assert [label.split()[0] for label in seen[1:]] == ["5/8", "6/8", "7/8", "8/8"]
     a, b = (json.loads((d / "report.json").read_text()) for d in (whole, out))
     assert b["provenance"]["resume"]["tasks_from_cache"] == 4 and b["provenance"]["resume"]["tasks"] == 8
     assert without_timings(a) == without_timings(b)

@@ -4,9 +4,6 @@ Exit codes: 0 all hold, 3 some hypothesis fails, 4 some unknown, 2 bad input.
 """
 from __future__ import annotations
 
-from theorems.catalogue import get
-from theorems.system_json import load_system
-
 from .common import add_format_option, emit
 from .render import hypothesis_report_text
 
@@ -20,6 +17,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from theorems.catalogue import get  # lazily: the catalogue imports SymPy (cold start)
+    from theorems.system_json import load_system
+
     theorem = get(args.theorem)
     system = load_system(args.instance) if args.instance else None
     report = theorem.check(system)

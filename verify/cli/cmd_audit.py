@@ -69,8 +69,10 @@ def run(args) -> int:
                                args.hemisphere_tokens)
         prompts = random_prompts(args.hemisphere_prompts, args.hemisphere_tokens, int(loaded.model.config.vocab_size), args.seed)
     say("measuring every layer and head")
+    from numerics.progress import TextProgress
+
     report = audit(loaded, theorems=args.theorem, prompts=prompts,
-                   progress=lambda done, total: say(f"  layer {done}/{total}") if done == total or done % 8 == 0 else None)
+                   progress=TextProgress(sys.stderr, "audit", not args.no_progress))
     payload = report.to_json(tables=not args.no_tables)
     text = render_audit(report)
     if args.plot:

@@ -62,25 +62,11 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-class _Bar:
-    """A one-line progress bar on stderr, redrawn at most ~10 times a second."""
+def _Bar(enabled: bool):
+    """Blocks measured, with an ETA, on stderr: the project's one progress utility."""
+    from numerics.progress import TextProgress
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = 0.0
-        self.start = time.perf_counter()
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if not self.enabled or (now - self.last < 0.1 and done < total):
-            return
-        self.last = now
-        width = 30
-        filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks  {now - self.start:6.1f} s")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+    return TextProgress(sys.stderr, "consensus blocks", enabled)
 
 
 def _creatable_dir(path: Path, flag: str) -> None:

@@ -1,8 +1,6 @@
 """``verify list``: the catalogue of results."""
 from __future__ import annotations
 
-from theorems.catalogue import all_theorems
-
 from .common import EXIT_OK, add_format_option, emit
 
 
@@ -13,6 +11,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from theorems.catalogue import all_theorems  # lazily: the catalogue imports SymPy (cold start)
+
     theorems = all_theorems()
     payload = {"theorems": [th.describe() for th in theorems]}
     width = max(len(th.id) for th in theorems)

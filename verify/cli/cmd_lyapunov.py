@@ -42,7 +42,7 @@ def run(args) -> int:
     saved = save_certificate(targets, result.certificate, args)
     s = result.stats
     lines = [f"lyapunov: {result.status.value.upper()}", f"reason: {result.verdict.reason}"]
-    if s.float_status:
+    if s.float_status or s.margin_status:  # the plain solve is skipped after a positive margin
         lines.append(f"times: float solve {s.float_solve_s:.3f} s, margin solve {s.margin_solve_s:.3f} s, "
                      f"exact rounding+check {s.rounding_s:.3f} s")
     if saved:

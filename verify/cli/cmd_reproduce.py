@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 from .common import EXIT_OK, UsageError, add_format_option, emit
@@ -80,23 +79,11 @@ def llm_cases(device: str = "cpu"):
     ]
 
 
-class _Progress:
-    """``tasks done / total`` with an ETA, on stderr, rendered by the project's one progress
-    utility (:class:`numerics.progress.TextProgress`).  Tasks read from the cache are counted as
-    done but left out of the fraction the ETA is computed from (they took no time)."""
+def _Progress(enabled: bool):
+    """Tasks done with an ETA on stderr, rendered by the project's one progress utility."""
+    from numerics.progress import TextProgress
 
-    def __init__(self, enabled: bool) -> None:
-        from numerics.progress import TextProgress
-
-        self.text = TextProgress(sys.stderr, "reproduce", enabled)
-        self.cached = 0
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        if label.endswith("(cached)"):
-            self.cached += 1
-        self.text.label = f"{done}/{total} tasks  {label}"
-        todo = total - self.cached
-        self.text(1.0 if done >= total else ((done - self.cached) / todo if todo > 0 else 0.0))
+    return TextProgress(sys.stderr, "reproduce", enabled)
 
 
 def _workers(value: str | None) -> int | None:

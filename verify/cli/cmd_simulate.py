@@ -19,12 +19,16 @@ MAX_TOKENS = 2000
 MAX_PRESET_DIM = 512
 
 
-def add_parser(sub) -> None:
+def _description() -> str:
+    """Built when ``verify simulate --help`` is formatted: the preset list imports numerics (cold start)."""
     from numerics.presets import PRESETS
 
+    return "Integrate the attention dynamics from an instance file or a preset. Presets: " + ", ".join(PRESETS)
+
+
+def add_parser(sub) -> None:
     p = sub.add_parser("simulate", help="simulate the continuous model (eq. 5) and report E, V, hemisphere events",
-                       description="Integrate the attention dynamics from an instance file or a preset. Presets: "
-                                   + ", ".join(PRESETS))
+                       description=_description)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--instance", metavar="FILE", help="instance JSON file (see docs/format.md)")
     src.add_argument("--preset", metavar="NAME", help="a preset '<P>-<U>-<mask>', e.g. constant-identity-full")

@@ -11,8 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-from theorems.system_json import load_system
-
 from .common import add_force_option, add_format_option, emit
 from .limits import MAX_T_END, check_t_end, evidence_skip_reason
 from verify.outputs import Target, check_dir, check_targets, write_all
@@ -79,7 +77,8 @@ def _planned(save: Path, safe: str, force: bool) -> None:
 
 
 def run(args) -> int:
-    from theorems.catalogue import get
+    from theorems.catalogue import get  # lazily (cold start: the catalogue imports SymPy)
+    from theorems.system_json import load_system
     from verify.theorem.check import check_theorem
 
     check_t_end(args.t_end, "--t-end")

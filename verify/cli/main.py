@@ -39,6 +39,11 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"verify: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 
+    def format_help(self) -> str:
+        if callable(self.description):  # computed on demand (``verify simulate``'s preset list: cold start)
+            self.description = self.description()
+        return super().format_help()
+
 
 EPILOG = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a message naming the field or option), "
           "3 refuted, 4 inconclusive, 5 certificate invalid (verify recheck: the certificate proves nothing). "

@@ -34,11 +34,11 @@ def run_job(fn: Callable[..., Any], args: tuple) -> Outcome:
     process's thread count: a multi-threaded reduction may sum in another order and change the
     last bits); an
     exception becomes ``("error", seconds, message)`` with its last frame."""
-    from threadpoolctl import threadpool_limits
+    from numerics.blas import single_threaded_all
 
     started = time.perf_counter()
     try:
-        with threadpool_limits(limits=1):
+        with single_threaded_all():
             text = encode(fn(*args))
     except Exception as exc:  # a failing task is a result: its case's claims become "not testable here"
         frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None

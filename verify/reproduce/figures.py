@@ -12,6 +12,8 @@ import numpy as np
 
 from numerics.evidence import batch_statistics
 
+from numerics.png import figure_png, new_figure
+
 from .records import Measurement
 
 _FLOOR = 1e-17
@@ -19,19 +21,13 @@ _COLORS = {"constant": "tab:blue", "periodic": "tab:orange", "piecewise": "tab:g
 
 
 def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def grid_png(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
     """``curves[name] = (t, E)`` with ``E`` of shape ``(T, runs)``; names ``<P>-<U>-<mask>``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     panels = sorted({tuple(name.split("-")[1:]) for name in curves}, key=lambda um: (um[0] != "identity", um))
-    fig = Figure(figsize=(11, 6.5), dpi=90)
-    FigureCanvasAgg(fig)
+    fig = new_figure((11, 6.5), dpi=90)
     for k, (u, mask) in enumerate(panels):
         ax = fig.add_subplot(2, (len(panels) + 1) // 2, k + 1)
         for name, (t, E) in curves.items():
@@ -54,11 +50,8 @@ def grid_png(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
 def rates_png(early: Mapping[str, Measurement], late: Mapping[str, Measurement]) -> bytes:
     """Error bars: mean early-phase and late fitted rates with their bands, one point per
     ``<P>-<U>-<mask>`` name (two panels)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4), dpi=90)
-    FigureCanvasAgg(fig)
+    fig = new_figure((10, 4), dpi=90)
     for k, (title, rows) in enumerate((("early-phase rate (E_pair > 1e-2)", early), ("late rate (not evidence: cannot depend on P)", late))):
         ax = fig.add_subplot(1, 2, k + 1)
         names = list(rows)
@@ -77,11 +70,8 @@ def rates_png(early: Mapping[str, Measurement], late: Mapping[str, Measurement])
 def curves_png(curves: Mapping[str, np.ndarray], title: str, block_size: int) -> bytes:
     """``curves[label]``: ``(prompts, layers)`` E_first; mean and 95% band against layer (log y),
     with a faint line at every pass boundary."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7, 4), dpi=90)
-    FigureCanvasAgg(fig)
+    fig = new_figure((7, 4), dpi=90)
     ax = fig.add_subplot(1, 1, 1)
     depth = 1
     for label, E in curves.items():

@@ -38,8 +38,7 @@ from .sim_theory import case_3_2_late, finish_3_2, finish_4_2, tasks_3_2, tasks_
 from .tasks import Task, decode, merge, task_hash
 from .theorem_cases import theorem_tasks
 
-Progress = Callable[[int, int, str], None]
-"""``progress(tasks_done, tasks_total, label_of_the_last_task)``."""
+from numerics.progress import Progress  # noqa: E402  progress(fraction, label): tasks done, the last task
 
 
 def _merge_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -142,9 +141,9 @@ def run_cases(cases: Sequence[Case], scale: Scale, executor=None, cache_dir: str
         if resume and cache is not None and (cache / f"{h}.json").is_file():
             texts[i], seconds[i] = (cache / f"{h}.json").read_text(), 0.0
             done += 1
-            if progress is not None:
-                progress(done, total, f"{cases[ci].id}/{task.key} (cached)")
     resumed = len(texts)
+    if progress is not None and resumed:
+        progress(0.0 if resumed < total else 1.0, f"{resumed}/{total} tasks from the cache")
     jobs = [(f"{cases[ci].id}-{task.key}-{h}", task.fn, task.args) for i, (ci, task, h) in enumerate(plan) if i not in texts]
     index = [i for i in range(len(plan)) if i not in texts]
     for j, (status, secs, text) in executor.run(jobs):
@@ -158,8 +157,8 @@ def run_cases(cases: Sequence[Case], scale: Scale, executor=None, cache_dir: str
         else:
             task_errors[i] = text if task.key == "all" else f"task {task.key}: {text}"
         done += 1
-        if progress is not None:
-            progress(done, total, f"{cases[ci].id}/{task.key}")
+        if progress is not None:  # cached tasks took no time: the fraction (and the ETA) counts the rest
+            progress((done - resumed) / max(1, total - resumed), f"{done}/{total} tasks  {cases[ci].id}/{task.key}")
     results: dict[str, CaseResult] = {}
     for ci, case in enumerate(cases):
         mine = [i for i, (c, _t, _h) in enumerate(plan) if c == ci]

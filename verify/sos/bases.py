@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 import numpy as np
-from scipy.optimize import linprog
 
 from . import poly
 
@@ -28,6 +27,8 @@ def _in_hull(point: np.ndarray, vertices: np.ndarray) -> bool:
         return False
     a_eq = np.vstack([vertices.T, np.ones((1, k))])
     b_eq = np.concatenate([point, [1.0]])
+    from scipy.optimize import linprog  # lazily: only a search needs it (cold start)
+
     res = linprog(np.zeros(k), A_eq=a_eq, b_eq=b_eq, bounds=[(0, None)] * k, method="highs")
     if res.status != 0:
         return False

@@ -12,7 +12,9 @@ from typing import Any, Sequence, final
 from theorems.errors import InvalidInput
 
 from .rounding import DEFAULT_DENOMINATORS
-from .solve import SOLVERS
+
+SOLVERS = ("CLARABEL", "SCS")
+"""The SDP solvers :mod:`verify.sos.solve` accepts (defined here so that options import no solver)."""
 
 
 def normalize_solver(solver: str) -> str:

@@ -1,10 +1,13 @@
 """``prove_nonnegative``: certify ``p >= 0`` on ``{g_k >= 0, h_l = 0}`` with an exact SOS certificate.
 
-Pipeline: parse to exact polynomials -> look for a rational counterexample (exact check) ->
+Pipeline: parse to exact polynomials -> a cheap rational counterexample search (grid, exact check) ->
 build the Gram program (Putinar multipliers ``sigma_k`` for each ``g_k``, free multipliers for each
 ``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``) ->
-float solve and margin solve (CVXPY) -> exact rounding and projection -> exact re-check of the
-resulting :class:`Certificate`.  The verdict is ``holds`` only if the re-check passes; ``fails``
+margin solve (CVXPY; the plain solve only when the margin is not positive) -> exact rounding and
+projection -> exact re-check of the resulting :class:`Certificate` -> only if that fails, the
+expensive counterexample search (local minimisation, rounded and checked exactly).  Inside
+:func:`verify.sos.shipped.use_shipped`, a shipped certificate of exactly the same request is
+re-checked instead (no search).  The verdict is ``holds`` only if the re-check passes; ``fails``
 only with an exact rational witness; otherwise ``unknown`` with the step that failed.
 """
 from __future__ import annotations
@@ -21,13 +24,12 @@ import sympy
 from theorems.errors import InvalidInput
 from theorems.verdict import fails, holds, unknown
 
-from . import poly
+from . import poly, shipped
 from .bases import half_degree_basis, newton_basis
 from .certificate import Certificate, EqTerm, SOSTerm, freeze
-from .engine import search
 from .parse import symbols_from_names, to_exact, to_exact_all
 from .program import FreeParam, GramBlock, GramProgram
-from .refute import find_witness
+from .refute import Witness, grid_witness, local_witness
 from .result import SOSResult
 from .rounding import DEFAULT_DENOMINATORS, ExactPoint
 from .options import SOSOptions
@@ -134,40 +136,92 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
     draft = Certificate(variables, freeze(p), tuple(freeze(g) for g in ineqs), tuple(freeze(h) for h in eqs),
                         (), (), label)
     claim = draft.claim
+    if shipped.active():
+        reused = _shipped_result(draft, ineqs, eqs, degree, solver, options_json)
+        if reused is not None:
+            return reused
     start = time.perf_counter()
-    if refute:
-        witness = find_witness(p, n, ineqs, eqs)
-        if witness is not None:
-            point = {v: str(x) for v, x in zip(variables, witness.point)}
-            return SOSResult(fails(NAME, f"refuted: at the rational point {point} (in the set) the polynomial "
-                                         f"equals {witness.value} < 0", {"claim": claim, "point": point,
-                                                                         "value": str(witness.value)}),
-                             None, SearchStats(solver=solver), time.perf_counter() - start, options_json)
+    # Cheap refutation first (a grid of small rationals); the SciPy local search runs only after the
+    # proof has failed (issue 14): a proved claim has no witness, so the verdict is the same.
+    witness = grid_witness(p, n, ineqs, eqs) if refute else None
+    if witness is not None:
+        return _refuted(witness, variables, claim, SearchStats(solver=solver), time.perf_counter() - start,
+                        options_json)
     refute_s = time.perf_counter() - start
     if not p:
         cert = draft
         return SOSResult(holds(NAME, "the polynomial is identically zero", {"claim": claim}), cert,
                          SearchStats(solver=solver), refute_s, options_json)
+    from .engine import search  # lazily: the engine imports CVXPY and the solvers (cold start)
+
     program = build_program(p, n, ineqs, eqs, degree, products)
     outcome = search(program, solver, denominators)
     if outcome.point is None:
+        late = _late_witness(p, n, ineqs, eqs, refute)
+        if late[0] is not None:
+            return _refuted(late[0], variables, claim, SearchStats(solver=solver), refute_s + late[1], options_json)
         return SOSResult(unknown(NAME, f"no exact certificate at degree {degree}: {outcome.reason}",
-                                 {"claim": claim, "degree": degree}), None, outcome.stats, refute_s, options_json)
+                                 {"claim": claim, "degree": degree}), None, outcome.stats, refute_s + late[1],
+                         options_json)
     check_start = time.perf_counter()
     cert = certificate_from_point(outcome.program, outcome.point, variables, p, ineqs, eqs, label)
     verdict = cert.recheck()
     stats = _add_rounding(outcome.stats, time.perf_counter() - check_start)
     if not verdict.holds:
+        late = _late_witness(p, n, ineqs, eqs, refute)
+        if late[0] is not None:
+            return _refuted(late[0], variables, claim, SearchStats(solver=solver), refute_s + late[1], options_json)
         return SOSResult(unknown(NAME, f"the rounded certificate failed its exact re-check: {verdict.reason}",
-                                 {"claim": claim}), None, stats, refute_s, options_json)
-    used = ""
-    if len(cert.ineqs) < len(ineqs) or len(cert.eqs) < len(eqs):
-        used = (f"; the certificate uses {len(cert.ineqs)} of {len(ineqs)} inequalities and {len(cert.eqs)} of "
-                f"{len(eqs)} equalities, so it proves the claim on a larger set")
+                                 {"claim": claim}), None, stats, refute_s + late[1], options_json)
+    shipped.note_searched(draft, cert)
+    used = _used_note(cert, ineqs, eqs)
     return SOSResult(holds(NAME, f"exact SOS certificate (degree {degree}, denominator "
                                  f"{outcome.point.denominator}): {verdict.reason}{used}",
                            {"claim": claim, "certified_claim": cert.claim, "degree": degree}),
                      cert, stats, refute_s, options_json)
+
+
+def _used_note(cert: Certificate, ineqs, eqs) -> str:
+    if len(cert.ineqs) < len(ineqs) or len(cert.eqs) < len(eqs):
+        return (f"; the certificate uses {len(cert.ineqs)} of {len(ineqs)} inequalities and {len(cert.eqs)} of "
+                f"{len(eqs)} equalities, so it proves the claim on a larger set")
+    return ""
+
+
+def _shipped_result(draft: Certificate, ineqs, eqs, degree: int, solver: str, options_json: dict) -> SOSResult | None:
+    """``holds`` from a shipped certificate of exactly this request that re-checks now; else None."""
+    found = shipped.lookup(draft)
+    if found is None:
+        return None
+    name, cert = found
+    start = time.perf_counter()
+    verdict = cert.recheck()
+    if not verdict.holds:
+        return None  # a shipped certificate that no longer re-checks proves nothing: search instead
+    stats = SearchStats(solver=solver, rounding_s=time.perf_counter() - start)
+    return SOSResult(holds(NAME, f"re-checked the shipped certificate {name} (same claim; no search): "
+                                 f"{verdict.reason}{_used_note(cert, ineqs, eqs)}",
+                           {"claim": draft.claim, "certified_claim": cert.claim, "degree": degree,
+                            "origin": "shipped", "shipped": name}),
+                     cert, stats, 0.0, options_json)
+
+
+def _late_witness(p, n, ineqs, eqs, refute: bool) -> tuple[Witness | None, float]:
+    """The expensive refutation (local minimisation), after a failed proof; ``(witness, seconds)``."""
+    if not refute:
+        return None, 0.0
+    start = time.perf_counter()
+    witness = local_witness(p, n, ineqs, eqs)
+    return witness, time.perf_counter() - start
+
+
+def _refuted(witness: Witness, variables, claim: str, stats: SearchStats, seconds: float,
+             options_json: dict) -> SOSResult:
+    point = {v: str(x) for v, x in zip(variables, witness.point)}
+    return SOSResult(fails(NAME, f"refuted: at the rational point {point} (in the set) the polynomial "
+                                 f"equals {witness.value} < 0", {"claim": claim, "point": point,
+                                                                 "value": str(witness.value)}),
+                     None, stats, seconds, options_json)
 
 
 def _add_rounding(stats: SearchStats, seconds: float) -> SearchStats:

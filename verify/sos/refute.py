@@ -1,8 +1,9 @@
 """Refutation by exact rational witnesses: a point of the set where the polynomial is negative.
 
-Candidates come from a grid of small rationals and, when there is no equality constraint, from
+Candidates come from a grid of small rationals (:func:`grid_witness`, cheap: run before a proof)
+and, when there is no equality constraint, from
 a floating-point local minimisation (of ``p`` plus a penalty for leaving the set) whose minimiser
-is rounded to rationals.  A candidate is
+is rounded to rationals (:func:`local_witness`, SciPy: run only after a failed proof).  A candidate is
 a witness only after an *exact* check: every ``g_k(x) >= 0``, every ``h_l(x) = 0`` and
 ``p(x) < 0`` in :class:`fractions.Fraction` arithmetic.  Not finding a witness proves nothing.
 """
@@ -15,7 +16,6 @@ from fractions import Fraction
 from typing import Sequence, final
 
 import numpy as np
-from scipy.optimize import minimize
 
 from . import poly
 
@@ -57,14 +57,19 @@ def _exact_witness(point: Sequence[Fraction], p: poly.Poly, ineqs: Sequence[poly
 def find_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Sequence[poly.Poly] = (),
                  seed: int = 0, samples: int = 400, starts: int = 6) -> Witness | None:
     """Search a rational point of ``{g >= 0, h = 0}`` with ``p < 0``; ``None`` when none is found."""
+    return (grid_witness(p, n, ineqs, eqs, seed, samples)
+            or local_witness(p, n, ineqs, eqs, seed, starts))
+
+
+def grid_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Sequence[poly.Poly] = (),
+                 seed: int = 0, samples: int = 400) -> Witness | None:
+    """The cheap half of :func:`find_witness`: small rationals only (numpy, no optimiser)."""
     rng = random.Random(seed)
     if len(_GRID) ** n <= samples:
         grid = [tuple(pt) for pt in itertools.product(_GRID, repeat=n)]
     else:
         grid = [tuple(rng.choice(_GRID) for _ in range(n)) for _ in range(samples)]
     f = _float_eval(p, n)
-    gs = [_float_eval(g, n) for g in ineqs]
-    hs = [_float_eval(h, n) for h in eqs]
     X = np.array([[float(v) for v in pt] for pt in grid]).reshape(len(grid), n)
     with np.errstate(all="ignore"):
         values = f(X)
@@ -75,6 +80,19 @@ def find_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Seq
         found = _exact_witness(grid[idx], p, ineqs, eqs)
         if found:
             return found
+    return None
+
+
+def local_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Sequence[poly.Poly] = (),
+                  seed: int = 0, starts: int = 6) -> Witness | None:
+    """The expensive half of :func:`find_witness`: local minimisation (SciPy), rounded to rationals."""
+    if eqs:
+        return None  # a rounded float minimiser essentially never satisfies h(x) = 0 exactly
+    from scipy.optimize import minimize  # lazily: SciPy's import is ~0.3-0.5 s of a cold start
+
+    f = _float_eval(p, n)
+    gs = [_float_eval(g, n) for g in ineqs]
+    hs = [_float_eval(h, n) for h in eqs]
 
     def objective(x: np.ndarray) -> float:
         if not np.all(np.isfinite(x)) or float(np.max(np.abs(x))) > 1e6:
@@ -85,8 +103,6 @@ def find_witness(p: poly.Poly, n: int, ineqs: Sequence[poly.Poly] = (), eqs: Seq
             total = float(f(x2)[0]) + 1e3 * penalty + 1e-6 * float(x @ x) ** 2
         return total if np.isfinite(total) else 1e30
 
-    if eqs:
-        return None  # a rounded float minimiser essentially never satisfies h(x) = 0 exactly
     nprng = np.random.default_rng(seed)
     for _ in range(starts):
         x0 = nprng.uniform(-1.5, 1.5, size=n)

@@ -26,11 +26,10 @@ import scipy.sparse as sp
 
 from theorems.errors import InvalidInput
 
+from .options import SOLVERS
 from .program import GramProgram, LinearSystem
 
 log = logging.getLogger(__name__)
-
-SOLVERS = ("CLARABEL", "SCS")
 
 
 @final

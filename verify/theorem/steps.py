@@ -1,6 +1,7 @@
 """Shared building blocks of the theorem proofs: certificate steps and the weight bounds."""
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from typing import Callable
 
@@ -19,10 +20,20 @@ WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, 
 
 
 def certificate_step(step_id: str, statement: str, search: Callable[[], object]) -> ProofStep:
-    """Run an SOS search and keep its certificate only after an independent exact re-check."""
-    result = search()
+    """Run an SOS search and keep its certificate only after an independent exact re-check.
+
+    A certificate shipped for exactly the same claim (package data, :mod:`verify.sos.shipped`) is
+    re-checked instead of searching again (issue 14: the cold start); the step says which was done.
+    """
+    from verify.sos import shipped
+
+    with shipped.use_shipped(not shipped.recording()):  # writing the package data: always search
+        result = search()
     cert = getattr(result, "certificate", None)
     verdict = result.verdict
+    origin = "shipped" if dict(verdict.witness or {}).get("origin") == "shipped" else "searched"
+    if origin == "searched" and hasattr(result, "stats"):
+        verdict = dataclasses.replace(verdict, reason=f"searched: {verdict.reason}")
     if verdict.holds and cert is not None:
         recheck = cert.recheck()  # exact arithmetic only; the search's own check is not trusted alone
         if not recheck.holds:
@@ -30,7 +41,7 @@ def certificate_step(step_id: str, statement: str, search: Callable[[], object])
             cert = None
     elif verdict.holds:
         verdict = unknown(step_id, "the search reported success without a certificate")
-    data = {"search_stats": result.stats.to_json()} if hasattr(result, "stats") else {}
+    data = ({"search_stats": result.stats.to_json(), "origin": origin} if hasattr(result, "stats") else {})
     named = type(verdict)(step_id, verdict.status, verdict.reason, verdict.witness, verdict.exact)
     return ProofStep(step_id, "certificate", statement, named, cert if named.holds else None, data=data)
 
