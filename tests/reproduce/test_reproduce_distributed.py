@@ -17,17 +17,8 @@ from verify.cli import cmd_reproduce
 from verify.cli.main import main
 from verify.reproduce import SMOKE, reproduce
 from verify.reproduce.tasks import decode, encode
+from report_compare import without_timings
 
-TIMING_KEYS = {"provenance", "wall_time_s", "load_s", "measure_s", "seconds"}
-
-
-def without_timings(data):
-    """The report without timings and provenance (the only parts that may differ between runs)."""
-    if isinstance(data, dict):
-        return {k: without_timings(v) for k, v in data.items() if k not in TIMING_KEYS}
-    if isinstance(data, list):
-        return [without_timings(v) for v in data]
-    return data
 
 ONLY = ["--only", "sim-3.2,sim-4.2,theorems"]  # 8 tasks, a few seconds: keeps CI fast
 

@@ -19,6 +19,7 @@ from scipy.stats import t as student
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from verify.cli.main import main  # noqa: E402
+from report_compare import without_timings
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
 LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts", "trained-faster-minilm")
@@ -258,15 +259,3 @@ def test_a_local_cluster_run_gives_the_same_report(run, tmp_path):
     assert dask_report["provenance"]["executor"]["kind"] == "dask distributed"
     assert dask_report["provenance"]["executor"]["workers"] == 2
     assert without_timings(dask_report) == without_timings(run["report"])
-
-
-TIMING_KEYS = {"provenance", "wall_time_s", "load_s", "measure_s", "seconds"}
-
-
-def without_timings(data):
-    """The report without timings and provenance (the only parts that may differ between runs)."""
-    if isinstance(data, dict):
-        return {k: without_timings(v) for k, v in data.items() if k not in TIMING_KEYS}
-    if isinstance(data, list):
-        return [without_timings(v) for v in data]
-    return data

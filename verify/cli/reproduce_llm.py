@@ -16,7 +16,7 @@ with provenance, and :mod:`verify.reproduce.llm_parts` turns them into measureme
   i.e. ``42 + i + 1`` for the re-draw after pass ``i``: the paper's non-periodic protocol).  Each
   pass runs every layer with the model's own mask (causal for Llama, full for BERT) and final
   normalisation and feeds the output back; ``E_first`` is read on each layer's raw output.  This
-  mirrors ``llm_checks.reproduce_cases`` (whose trained-vs-random case has no re-drawn mode).
+  is the reproduce-side re-feed loop (with a re-drawn-weights mode).
 """
 from __future__ import annotations
 
