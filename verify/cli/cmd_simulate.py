@@ -47,6 +47,10 @@ def add_parser(sub) -> None:
     p.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
                    help="float64 integrator: numpy DOP853 (default) or batched DOP853 on torch (needs the llm extra)")
     p.add_argument("--device", choices=("cpu", "cuda"), help="torch device of --backend torch (default: cpu)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="with --samples: split the initial conditions over a Dask LocalCluster of N processes")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --samples: split the initial conditions over an existing Dask cluster (tcp://HOST:PORT)")
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: when stderr is a terminal)")
     add_force_option(p)
     add_format_option(p)
@@ -81,6 +85,13 @@ def _check(args) -> list[Target]:
     check_range("--samples", args.samples, 1, MAX_SAMPLES)
     if args.digits is not None and args.samples is not None:
         raise UsageError("--digits and --samples cannot be combined (the Taylor method runs one instance at a time)")
+    if args.workers is not None or args.scheduler is not None:
+        if args.workers is not None and args.scheduler is not None:
+            raise UsageError("--workers and --scheduler cannot be combined (a LocalCluster or an existing cluster)")
+        if args.samples is None or args.backend != "numpy":
+            raise UsageError("--workers/--scheduler split the --samples initial conditions of the numpy DOP853; "
+                             "give --samples K (and no --backend torch)")
+        check_range("--workers", args.workers, 1, 64)
     check_range("--points", args.points, 2, MAX_POINTS)
     check_range("--tokens", args.tokens, 1, MAX_TOKENS)
     check_range("--dim", args.dim, 1, MAX_PRESET_DIM)
@@ -139,13 +150,16 @@ def run(args) -> int:
             traj = TaylorMP(digits=args.digits).integrate(system, args.t_end, samples=args.points, progress=bar)
         else:
             batch = [system] if args.samples is None else with_random_tokens(system, args.samples, args.seed)
-            if args.backend == "torch":
-                from numerics.torch_dop853 import TorchDOP853
-
-                integrator = TorchDOP853(rtol=args.rtol, atol=args.atol, device=args.device or "cpu")
+            if args.workers is not None or args.scheduler is not None:
+                traj = _distributed(args, system, bar)
             else:
-                integrator = DOP853(rtol=args.rtol, atol=args.atol)
-            traj = integrator.integrate(batch, args.t_end, samples=args.points, progress=bar)
+                if args.backend == "torch":
+                    from numerics.torch_dop853 import TorchDOP853
+
+                    integrator = TorchDOP853(rtol=args.rtol, atol=args.atol, device=args.device or "cpu")
+                else:
+                    integrator = DOP853(rtol=args.rtol, atol=args.atol)
+                traj = integrator.integrate(batch, args.t_end, samples=args.points, progress=bar)
     finally:
         bar.close()
     payload: dict[str, Any] = {"instance": system.name, "N": system.N, "d": system.d, "H": system.H,
@@ -166,6 +180,37 @@ def run(args) -> int:
         write_all(files, args.force)
     emit(_render(payload), payload, args.format)
     return EXIT_OK
+
+
+def _distributed(args, system, bar):
+    """The --samples batch split into parts on the same executor as ``verify reproduce``
+    (identical numbers to the serial run: each instance's steps do not depend on the others)."""
+    from numerics.batch_parts import join_parts, simulate_part
+    from theorems.system_json import system_to_dict
+    from verify.reproduce.executor import make_executor
+    from verify.reproduce.tasks import decode
+
+    import os
+
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # the CLI owns logging: no Dask INFO chatter
+    executor = make_executor(args.workers, args.scheduler)
+    try:
+        workers = args.workers or int(executor.describe().get("workers") or 1)
+        n_parts = min(args.samples, 4 * workers)  # a few parts per worker balance uneven instances
+        bounds = [round(k * args.samples / n_parts) for k in range(n_parts + 1)]
+        data = system_to_dict(system)
+        jobs = [(f"simulate-{k}", simulate_part, (data, args.samples, args.seed, lo, hi, args.t_end, args.points,
+                                                  args.rtol, args.atol))
+                for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))]
+        parts: dict[int, dict] = {}
+        for index, (status, _seconds, text) in executor.run(jobs):
+            if status != "ok":
+                raise RuntimeError(f"a simulation part failed on the cluster: {text}")
+            parts[index] = decode(text)
+            bar(len(parts) / len(jobs))
+    finally:
+        executor.close()
+    return join_parts([parts[k] for k in range(len(jobs))], workers)
 
 
 def _render(p: dict[str, Any]) -> str:
