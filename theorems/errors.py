@@ -50,7 +50,7 @@ class UnknownName(ConsensusVerifyError, KeyError):
         message = f"unknown {kind} {name!r}"
         if close:
             message += f"; did you mean {', '.join(repr(c) for c in close)}?"
-        message += f" Known: {', '.join(self.known)}"
+        message += f"{'' if close else '.'} Known: {', '.join(self.known)}"
         self.message = message
         super().__init__(message)
 

@@ -10,6 +10,7 @@ Validation happens in the constructor (shapes, finiteness, unit norm); the JSON 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,9 +79,9 @@ class AttentionSystem:
             dev = np.abs(np.sum(tokens ** 2, axis=1) - 1.0)
             bad = int(np.argmax(dev))
             if dev[bad] > TOKEN_NORM_TOL:
-                raise InvalidInput(f"tokens[{bad}]", "a unit vector",
-                                   f"norm {float(np.sqrt(np.sum(tokens[bad] ** 2))):.6g}",
-                                   "Set \"normalize_tokens\": true (or pass --normalize) to rescale explicitly")
+                raise InvalidInput(f"tokens[{bad}]", f"a unit vector (float tokens: | |x|^2 - 1 | <= {TOKEN_NORM_TOL:g})",
+                                   f"norm {_shown_norm(float(np.sqrt(np.sum(tokens[bad] ** 2))))}",
+                                   "Set \"normalize_tokens\": true in the instance to rescale the tokens explicitly")
         object.__setattr__(self, "tokens", tokens)
 
     @property
@@ -109,6 +110,13 @@ class AttentionSystem:
     def with_tokens(self, tokens: np.ndarray, tokens_exact: sympy.ImmutableMatrix | None = None) -> "AttentionSystem":
         return AttentionSystem(self.d, self.beta, self.mask, self.heads, np.asarray(tokens, float),
                                tokens_exact, self.layer_norm, self.name, self.description)
+
+
+def _shown_norm(norm: float) -> str:
+    """``norm`` with enough digits to show how far it is from 1 (``1.0000000002``, never ``1``)."""
+    gap = abs(norm - 1.0)
+    digits = 6 if gap == 0 or not math.isfinite(gap) else max(6, 2 + math.ceil(-math.log10(gap)))
+    return f"{norm:.{min(digits, 17)}g}"
 
 
 def _check_exact_unit(i: int, row) -> None:

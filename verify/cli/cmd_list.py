@@ -1,23 +1,19 @@
-"""``verify list``: the catalogue of results."""
+"""``verify list``: the catalogue of results (:func:`verify.api.listing.list_results`)."""
 from __future__ import annotations
 
-from .common import EXIT_OK, add_format_option, emit
+from .common import add_format_option, emit
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("list", help="list the results of the paper in the catalogue")
+    p = sub.add_parser("list", help="list the results of the paper in the catalogue",
+                       description="List the results of the paper in the catalogue (id, kind, title).")
     add_format_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from theorems.catalogue import all_theorems  # lazily: the catalogue imports SymPy (cold start)
+    from verify.api.listing import list_results
 
-    theorems = all_theorems()
-    payload = {"theorems": [th.describe() for th in theorems]}
-    width = max(len(th.id) for th in theorems)
-    lines = [f"{th.id:<{width}}  {th.kind:<11} {th.title}" for th in theorems]
-    lines.append("")
-    lines.append("verify assumptions ID   checks the hypotheses of ID on an instance (default: its example)")
-    emit("\n".join(lines), payload, args.format)
-    return EXIT_OK
+    report = list_results()
+    emit(report.text, report.to_json(), args.format)
+    return report.exit_code

@@ -1,17 +1,19 @@
-"""``verify lyapunov --field "f1, f2" --vars x,y``: find and exactly certify a polynomial Lyapunov function.
+"""``verify lyapunov --field "f1, f2" --vars x,y``: find and exactly certify a polynomial Lyapunov
+function (:func:`verify.api.lyapunov.lyapunov`).
 
-A thin renderer over :func:`verify.sos.find_lyapunov` (imported when the command runs).  Exit
-codes: 0 certified, 2 bad input, 3 refuted (the origin is not an equilibrium), 4 inconclusive.
+Exit codes: 0 certified, 2 bad input, 3 refuted (the origin is not an equilibrium), 4 inconclusive.
 """
 from __future__ import annotations
 
-from .cmd_sos import check_degree, save_certificate, save_target
 from .common import add_force_option, add_format_option, emit
+
+DESCRIPTION = ('verify lyapunov --field "f1, f2" --vars x,y: find a polynomial Lyapunov function V for dx/dt = f(x) '
+               "and certify V >= eps*|x|^2 and dV/dt <= -decay*|x|^2 with exact SOS certificates.")
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("lyapunov", help="find a polynomial Lyapunov function with an exact certificate",
-                                   description=__doc__.split("\n\n")[0])
+                                   description=DESCRIPTION)
     parser.add_argument("--field", required=True, help="components of dx/dt, e.g. 'y, -x - y'")
     parser.add_argument("--vars", required=True, help="state variables in order, e.g. x,y")
     parser.add_argument("--degree", type=int, default=2, help="degree of V (even, default 2)")
@@ -25,27 +27,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from verify.sos.lyapunov import find_lyapunov
-    from verify.sos.parse import parse_polynomial, symbols_from_names
+    from verify.api.lyapunov import lyapunov
 
-    check_degree(args.degree, low=2)
-    targets = save_target(args)
-    symbols = symbols_from_names(args.vars, "--vars")
-    parts = [p.strip() for p in args.field.split(",")]
-    if len(parts) != len(symbols) or not all(parts):
-        from theorems.errors import InvalidInput
-
-        raise InvalidInput("--field", f"{len(symbols)} comma-separated components (one per variable in --vars)", args.field)
-    field = [parse_polynomial(p, symbols, f"--field component {k + 1}") for k, p in enumerate(parts)]
-    result = find_lyapunov(field, symbols, degree=args.degree, eps=args.eps, decay=args.decay,
-                           solver=args.solver.upper())
-    saved = save_certificate(targets, result.certificate, args)
-    s = result.stats
-    lines = [f"lyapunov: {result.status.value.upper()}", f"reason: {result.verdict.reason}"]
-    if s.float_status or s.margin_status:  # the plain solve is skipped after a positive margin
-        lines.append(f"times: float solve {s.float_solve_s:.3f} s, margin solve {s.margin_solve_s:.3f} s, "
-                     f"exact rounding+check {s.rounding_s:.3f} s")
-    if saved:
-        lines.append(saved)
-    emit("\n".join(lines), result.to_json(), args.format)
-    return result.status.exit_code
+    report = lyapunov(args.field, vars=args.vars, degree=args.degree, eps=args.eps, decay=args.decay,
+                      solver=args.solver, save=args.save, force=args.force)
+    emit(report.text, report.to_json(), args.format)
+    return report.exit_code

@@ -10,8 +10,11 @@ not a refutation of its claim).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import json
 import logging
+import re
 import sys
 
 from theorems.errors import ConsensusVerifyError
@@ -33,11 +36,50 @@ COMMANDS = (
 )
 
 
+class _ArgumentError(Exception):
+    """argparse rejected the command line (raised by :meth:`_Parser.error`, reported by :func:`main`)."""
+
+    def __init__(self, prog: str, usage: str, message: str, option: str | None) -> None:
+        super().__init__(message)
+        self.prog, self.usage, self.option = prog, usage, option
+
+
+_INVALID_CHOICE = re.compile(r"argument (?P<arg>[^:]+): invalid choice: '(?P<got>[^']*)' \(choose from (?P<known>.*)\)")
+
+
+def _did_you_mean(message: str) -> str:
+    """argparse's "invalid choice" message with the close matches first (``verify theorm``)."""
+    m = _INVALID_CHOICE.search(message)
+    if not m:
+        return message
+    known = re.findall(r"'([^']*)'", m.group("known"))
+    close = difflib.get_close_matches(m.group("got"), known, n=3, cutoff=0.6)
+    if not close:
+        return message
+    return f"{message}; did you mean {' or '.join(repr(c) for c in close)}?"
+
+
+def _expected_got(message: str) -> tuple[str | None, str | None]:
+    """What argparse expected and what arrived, read off its message (for the JSON error)."""
+    m = _INVALID_CHOICE.search(message)
+    if m:
+        return "one of: " + ", ".join(re.findall(r"'([^']*)'", m.group("known"))), m.group("got")
+    m = re.search(r"invalid (\w+) value: '(.*)'", message)
+    if m:
+        return f"a {m.group(1)} value", m.group(2)
+    if "expected one argument" in message:
+        return "one value", None
+    m = re.search(r"unrecognized arguments: (.*)", message)
+    if m:
+        return "no further arguments", m.group(1)
+    return None, None
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep that, add a hint
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"verify: error: {message}\n")
-        raise SystemExit(EXIT_USAGE)
+    def error(self, message: str) -> None:  # argparse would exit 2 with usage; main() reports it (text or JSON)
+        m = re.match(r"argument ([^:]+):", message)
+        option = m.group(1).split("/")[-1] if m else None
+        raise _ArgumentError(self.prog, self.format_usage(), _did_you_mean(message), option)
 
     def format_help(self) -> str:
         if callable(self.description):  # computed on demand (``verify simulate``'s preset list: cold start)
@@ -45,8 +87,9 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
-EPILOG = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a message naming the field or option), "
-          "3 refuted, 4 inconclusive, 5 certificate invalid (verify recheck: the certificate proves nothing). "
+EXIT_CODES = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a message naming the field or option), "
+              "3 refuted, 4 inconclusive, 5 certificate invalid (verify recheck: the certificate proves nothing).")
+EPILOG = (EXIT_CODES + " "
           "Commands that write files refuse to replace an existing file without --force, and never write to a "
           "directory, device, FIFO or symbolic link given as a file.")
 
@@ -54,7 +97,8 @@ EPILOG = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a mes
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description="Exact and numerical verification of consensus in attention dynamics.",
                      epilog=EPILOG)
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes (accepted anywhere on the line)")
+    parser.add_argument("--version", action="version", version=f"verify (consensus-verify) {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         try:
@@ -64,7 +108,22 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built in this installation
             raise
         module.add_parser(sub)
+    for command in sub.choices.values():  # every sub-command's help ends with the exit codes too
+        if not command.epilog:
+            command.epilog = EXIT_CODES
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("consensus-verify")
+    except PackageNotFoundError:
+        from verify import __version__
+
+        return __version__
 
 
 VALUE_OPTIONS = ("--field", "--on")
@@ -85,9 +144,52 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+def _suggest_option(parser: argparse.ArgumentParser, argv: list[str], message: str) -> str:
+    """For ``unrecognized arguments: --t-ed``, the sub-command's close option names."""
+    m = re.search(r"unrecognized arguments: (.*)", message)
+    command = next((a for a in argv if a in COMMANDS), None)
+    if not m or command is None:
+        return message
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices.get(command)
+    if sub is None:
+        return message
+    known = sorted(o for o in sub._option_string_actions if o.startswith("--"))
+    hints = [f"{bad} -> {' or '.join(close)}" for bad in m.group(1).split() if bad.startswith("-")
+             for close in [difflib.get_close_matches(bad.split("=")[0], known, n=2, cutoff=0.6)] if close]
+    return message + (f" (did you mean: {'; '.join(hints)}?)" if hints else "")
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """``--format json`` anywhere on the line (errors are then JSON too, even when argparse fails)."""
+    return any(a == "--format=json" or (a == "--format" and i + 1 < len(argv) and argv[i + 1] == "json")
+               for i, a in enumerate(argv))
+
+
+def _report_error(exc: BaseException, prefix: str, as_json: bool) -> int:
+    """A usage or input error: one line on stderr, and under ``--format json`` the error payload on stdout."""
+    sys.stderr.write(f"{prefix}: error: {exc}\n")
+    if as_json:
+        from verify.report import error_payload
+
+        sys.stdout.write(json.dumps(error_payload(exc), indent=2) + "\n")
+    return EXIT_USAGE
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # accepted before or after the sub-command
+    argv = _attach_negative_values([a for a in argv if a != "--debug"])
+    as_json = _wants_json(argv)
     parser = build_parser()
-    args = parser.parse_args(_attach_negative_values(list(sys.argv[1:] if argv is None else argv)))
+    try:
+        args = parser.parse_args(argv)
+    except _ArgumentError as exc:
+        if not as_json:
+            sys.stderr.write(exc.usage)
+        err = UsageError(_suggest_option(parser, argv, str(exc)))
+        err.field, err.expected, err.got = exc.option, *_expected_got(str(exc))
+        return _report_error(err, exc.prog, as_json)
+    args.debug = debug
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
@@ -95,8 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except (UsageError, ConsensusVerifyError) as exc:
-        sys.stderr.write(f"verify {args.command}: error: {exc}\n")
-        return EXIT_USAGE
+        return _report_error(exc, f"verify {args.command}", as_json)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return EXIT_CRASH

@@ -34,3 +34,8 @@ def __getattr__(name: str):
     if module is None:
         raise AttributeError(f"module 'verify.sos' has no attribute {name!r}")
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+from verify._callable import make_callable  # noqa: E402  (``verify.sos(...)`` is the façade call, verify/_callable.py)
+
+make_callable(__name__, "verify.api.sos", "sos")

@@ -1,12 +1,34 @@
-"""Plain-text rendering of verdicts and hypothesis reports (the CLI's only job besides parsing)."""
+"""``verify assumptions ID``: every hypothesis of a result with its verdict on an instance.
+
+Also the plain-text rendering of serialised verdicts that ``verify theorem`` shares.
+"""
 from __future__ import annotations
 
 import json
 from typing import Any, Iterable
 
-from theorems.verdict import Status
+from verify.report import Report
 
-_MARK = {Status.HOLDS: "holds  ", Status.FAILS: "FAILS  ", Status.UNKNOWN: "unknown"}
+from ._inputs import resolve_instance
+
+_MARK = {"holds": "holds  ", "fails": "FAILS  ", "unknown": "unknown"}
+
+
+def assumptions(theorem_id: str, instance: Any = None) -> Report:
+    """Evaluate every hypothesis of ``theorem_id`` on ``instance`` (default: the result's example).
+
+    ``instance``: a path, a JSON-like dict or an ``AttentionSystem`` (:func:`._inputs.resolve_instance`).
+    The verdict is the three-valued conjunction of the hypotheses (and of a claim's symbolic
+    proof): exit code 0 all hold, 3 some fails (its witness is in the entry), 4 some unknown.
+    ``record`` is the :class:`~theorems.catalogue.base.HypothesisReport`.
+    """
+    from theorems.catalogue import get  # lazily: the catalogue imports SymPy (cold start)
+
+    theorem = get(theorem_id)
+    report = theorem.check(resolve_instance(instance))
+    payload = report.to_json()
+    return Report("assumptions", payload, hypothesis_report_text(payload), exit_code=int(report.status.exit_code),
+                  record=report)
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -15,11 +37,10 @@ def _short(value: Any, limit: int = 160) -> str:
 
 
 def verdict_lines(entries: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:
-    """Render serialised verdicts (``Verdict.to_json()`` dicts)."""
+    """Render serialised verdicts (``Verdict.to_json()`` dicts), one line each plus their witness."""
     lines = []
     for v in entries:
-        status = Status(v["verdict"])
-        lines.append(f"{indent}[{_MARK[status]}] {v['name']}: {v['reason']}")
+        lines.append(f"{indent}[{_MARK[v['verdict']]}] {v['name']}: {v['reason']}")
         for key, value in (v.get("witness") or {}).items():
             lines.append(f"{indent}            {key} = {_short(value)}")
     return lines

@@ -1,0 +1,118 @@
+"""``verify depth ID``: a certified time ``T(eps)`` (eq. 5) or number of layers ``L(eps)`` (eq. 4).
+
+A report over :func:`verify.depth.certify_depth`: the certified bound and rate, the hypotheses
+and certificates they rest on, and the simulated value beside them (``observed``, evidence only)
+with ``tightness = bound / observed``.  Exit codes carried by the verdict: 0 certified, 3 a
+hypothesis fails, 4 no bound could be certified.
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from theorems.errors import InvalidInput
+from verify.outputs import Target, check_dir, check_targets, write_all
+from verify.report import Report, envelope
+
+from ._inputs import resolve_instance
+
+MAX_ENTRY_BUDGET = 1000
+THEOREMS = ("3.2", "4.2")
+MODELS = ("ode", "layers")
+
+
+def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = None, eps: str | Fraction = "1/100",
+          instance: Any = None, entry_budget: int = 64, simulate: bool = True, save: str | Path | None = None,
+          force: bool = False) -> Report:
+    """Certify after which time (``model="ode"``) or how many layers of step ``tau``
+    (``model="layers"``, default ``tau`` 1) every token of ``instance`` is within ``eps`` of consensus.
+
+    ``theorem_id``: ``"3.2"`` (full attention) or ``"4.2"`` (causal).  ``eps``: a rational in
+    (0, 1) (``"1/100"``, ``"0.01"``, a ``Fraction``); the metric is ``max_ij (1 - <x_i, x_j>)``
+    for 3.2 and ``max_i (1 - <x_1, x_i>)`` for 4.2.  ``instance``: a path, a JSON-like dict or an
+    ``AttentionSystem`` (default: the built-in instance of :mod:`verify.depth.defaults`).
+    ``entry_budget``: layers evaluated in balls to find a late hemisphere entry (3.2 layers).
+    ``simulate``: add the simulated value (evidence, not a proof).  ``save``: a directory
+    receiving the report and the depth certificate (checked before any work; existing files are
+    replaced only with ``force``).  ``record`` is the :class:`~verify.depth.certify.DepthReport`.
+    """
+    from verify.depth import certify_depth
+    from verify.depth.defaults import default_instance
+
+    if theorem_id not in THEOREMS:
+        raise InvalidInput("ID", "3.2 or 4.2", theorem_id, "verify depth certifies Theorem 3.2 and Theorem 4.2")
+    if model not in MODELS:
+        raise InvalidInput("--model", "'ode' or 'layers'", model)
+    eps_q = _rational(eps, "--eps", Fraction(0), Fraction(1))
+    tau_q = None if tau is None else _rational(tau, "--tau", Fraction(0), Fraction(10 ** 6))
+    if tau is not None and model != "layers":
+        raise InvalidInput("--tau", "only with --model layers", tau)
+    if isinstance(entry_budget, bool) or not isinstance(entry_budget, int) or not 0 <= entry_budget <= MAX_ENTRY_BUDGET:
+        raise InvalidInput("--entry-budget", f"an integer between 0 and {MAX_ENTRY_BUDGET}", entry_budget)
+    safe = f"{theorem_id.replace('.', '_')}__depth_{model}"
+    save = Path(save) if save else None
+    if save is not None:
+        check_dir("--save", save)
+        check_targets([Target("--save", save / f"{safe}.json"), Target("--save", save / f"{safe}__report.json")], force)
+    system = resolve_instance(instance, lambda: default_instance(theorem_id))
+    report = certify_depth(theorem_id, system, eps_q, model, tau_q, simulate=simulate, entry_budget=entry_budget)
+    body = report.to_json()
+    body["instance"] = {"name": system.name, "N": system.N, "d": system.d, "H": system.H, "mask": system.mask,
+                        "beta": str(system.beta)}
+    if model == "layers":
+        body["tau_default"] = tau_q is None
+    payload = envelope("depth", body)
+    text = depth_text(payload, tau_q is None)
+    files: list[Path] = []
+    if save is not None:  # computed and rendered before anything is written
+        batch = [(Target("--save", save / f"{safe}__report.json"), json.dumps(payload, indent=1))]
+        if report.certificate is not None:
+            batch.insert(0, (Target("--save", save / f"{safe}.json"), json.dumps(report.certificate.to_json(), indent=1)))
+        files = write_all(batch, force)
+    return Report("depth", payload, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
+
+
+def _rational(text: Any, option: str, low_open: Fraction, high_open: Fraction | None) -> Fraction:
+    try:
+        q = Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInput(option, "a rational such as 1/100 or 0.01", text) from None
+    if not (q > low_open and (high_open is None or q < high_open)):
+        raise InvalidInput(option, f"a rational in ({low_open}, {high_open if high_open is not None else 'oo'})", text)
+    if max(abs(q.numerator), q.denominator) > 10 ** 60:
+        raise InvalidInput(option, "a rational with at most 60 digits", text)
+    return q
+
+
+def depth_text(payload: dict[str, Any], tau_defaulted: bool) -> str:
+    """The console rendering of a depth report's payload."""
+    kind = payload["bound_kind"]
+    lines = [f"depth {payload['theorem']} ({'eq. 5, ODE' if payload['model'] == 'ode' else 'eq. 4, layer map'}), "
+             f"metric {payload['metric']} <= eps = {payload['eps']}"]
+    if payload["model"] == "layers":
+        lines.append(f"  tau = {payload['tau']}" + (" (default; set with --tau)" if tau_defaulted else ""))
+    lines.append("hypotheses:")
+    for v in payload["hypotheses"]:
+        lines.append(f"  [{v['verdict']:<7}] {v['name']}: {v['reason']}")
+    if payload["steps"]:
+        lines.append("rests on:")
+    for v in payload["steps"]:
+        lines.append(f"  [{v['verdict']:<7}] {v['name']}: {v['reason']}")
+    if payload["bound"] is not None:
+        b = Fraction(payload["bound"])
+        lines.append(f"certified {kind}: {payload['bound']}" + ("" if b.denominator == 1 else f" (~{float(b):.6g})"))
+        lines.append(f"certified rate: {payload['rate']} (~{float(Fraction(payload['rate'])):.6g}) per "
+                     f"{'unit time' if payload['model'] == 'ode' else 'layer'}")
+        lines.append(f"claim: {payload['claim']}")
+    t2 = payload.get("token2")
+    if t2:
+        lines.append(f"token 2 alone (any a(0) > -1): T_2(eps) = {t2['bound']} (~{float(Fraction(t2['bound'])):.6g})")
+    ev = payload.get("evidence")
+    if ev:
+        obs = payload["observed"]
+        lines.append(f"simulated (evidence, not a proof; {ev['method']}): observed = {obs if obs is not None else 'not reached'}"
+                     + (f", tightness = bound / observed = {payload['tightness']:.4g}" if payload["tightness"] else ""))
+    lines.append(f"verdict: {payload['verdict']} - {payload['explanation']}")
+    return "\n".join(lines)

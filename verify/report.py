@@ -1,0 +1,177 @@
+"""The one report record every ``verify`` command returns, and the JSON contract it serialises to.
+
+The CLI is a thin renderer over the same call a notebook makes (STYLE.md §8): each command's
+library function (:mod:`verify.api`) returns a :class:`Report`, the CLI prints ``report.text`` or
+``report.to_json()`` and exits with ``report.exit_code``.
+
+The JSON contract (``--format json`` and :meth:`Report.to_json`), version :data:`SCHEMA_VERSION`:
+
+* a top-level ``schema_version`` (this module's constant, a string) and ``kind`` (the command);
+* ``verdict`` (``holds`` / ``fails`` / ``unknown``, or ``certificate_invalid`` for ``recheck``) for
+  every command that decides something, and ``status`` (``ok``, ``completed``, ...) for the
+  others (``list``, ``simulate``, ``consensus``, ``reproduce``);
+* one published JSON Schema per kind, ``verify/schemas/<kind>.schema.json``
+  (:func:`schema_path`), checked in the tests by running each command;
+* errors under ``--format json``: ``{"schema_version", "kind": "error", "error": {"field",
+  "expected", "got", "message"}}`` on stdout, exit 2 (:func:`error_payload`).
+
+A report's payload is frozen all the way down (read-only dicts and lists), and
+``to_json()`` returns a fresh plain copy: nothing a caller does to it changes the report.
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+SCHEMA_VERSION = "1"
+KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
+         "reproduce", "depth", "error")
+VERDICTS = ("holds", "fails", "unknown", "certificate_invalid")
+
+
+def schema_path(kind: str) -> Path:
+    """The published JSON Schema of one report kind."""
+    if kind not in KINDS:
+        raise KeyError(f"no report kind {kind!r}; known: {', '.join(KINDS)}")
+    return Path(__file__).with_name("schemas") / f"{kind}.schema.json"
+
+
+def envelope(kind: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` with the contract's header first: ``schema_version`` and ``kind``.
+
+    Raises ``ValueError`` (a programming error, not user input) when ``body`` has neither a
+    ``verdict`` nor a ``status``, or a verdict outside :data:`VERDICTS`.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown report kind {kind!r}")
+    if "verdict" not in body and "status" not in body and kind != "error":
+        raise ValueError(f"a {kind} report needs a 'verdict' or a 'status'")
+    if "verdict" in body and body["verdict"] not in VERDICTS:
+        raise ValueError(f"verdict {body['verdict']!r} is not one of {VERDICTS}")
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": kind}
+    out.update((k, v) for k, v in body.items() if k not in ("schema_version", "kind"))
+    return out
+
+
+def error_payload(exc: BaseException) -> dict[str, Any]:
+    """The JSON form of a usage or input error: field, expected and got when the error names them."""
+    err = {"field": getattr(exc, "field", None), "expected": getattr(exc, "expected", None),
+           "got": None, "message": str(exc)}
+    if hasattr(exc, "got"):
+        got = exc.got
+        err["got"] = got if isinstance(got, (str, int, float, bool)) or got is None else repr(got)
+    if hasattr(exc, "known") and hasattr(exc, "name"):  # theorems.errors.UnknownName
+        err.update(field=getattr(exc, "kind", None), expected="one of: " + ", ".join(exc.known), got=exc.name)
+    if getattr(exc, "hint", ""):
+        err["hint"] = exc.hint
+    return envelope("error", {"error": err})
+
+
+class FrozenDict(dict):
+    """A read-only ``dict`` (still a ``dict``, so ``json.dumps(report.payload)`` works)."""
+
+    def _readonly(self, *args: Any, **kwargs: Any):
+        raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _readonly
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return _thaw(self)
+
+    def __reduce__(self):
+        return (dict, (_thaw(self),))
+
+
+class FrozenList(list):
+    """A read-only ``list`` (equal to the plain list it copies; serialises as a JSON array)."""
+
+    def _readonly(self, *args: Any, **kwargs: Any):
+        raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = extend = insert = pop = remove = clear = \
+        sort = reverse = _readonly
+
+    def __deepcopy__(self, memo: dict) -> list:
+        return _thaw(self)
+
+    def __reduce__(self):
+        return (list, (_thaw(self),))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return FrozenList(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one ``verify`` command (or :mod:`verify.api` call) produced.
+
+    ``payload`` is the JSON body (with :func:`envelope`'s header), ``text`` the console rendering,
+    ``exit_code`` the CLI exit code carried by the verdict, ``files`` the paths written, and
+    ``record`` the typed library record behind it when there is one (a theorem report, an
+    ``SOSResult``, a trajectory); it is not serialised.
+    """
+
+    kind: str
+    payload: Mapping[str, Any]
+    text: str
+    exit_code: int = 0
+    files: tuple[str, ...] = ()
+    record: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "payload", _freeze(envelope(self.kind, _thaw(self.payload))))
+        object.__setattr__(self, "files", tuple(str(f) for f in self.files))
+
+    @property
+    def verdict(self) -> str | None:
+        """``holds`` / ``fails`` / ``unknown`` (``certificate_invalid``), or None for a report that decides nothing."""
+        return self.payload.get("verdict")
+
+    @property
+    def status(self) -> str:
+        """The verdict when there is one, else the report's ``status`` (``ok``, ``completed``, ...)."""
+        return self.payload.get("verdict") or self.payload.get("status", "")
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain, fresh copy of the JSON payload (what ``--format json`` prints)."""
+        return _thaw(self.payload)
+
+    def dumps(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_json(), indent=indent)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_markdown_(self) -> str:
+        head = f"**verify {self.kind}**: `{self.status}`" if self.status else f"**verify {self.kind}**"
+        return head + "\n\n```text\n" + self.text.replace("```", "'''") + "\n```\n"
+
+    def _repr_html_(self) -> str:
+        colour = {"holds": "#1a7f37", "fails": "#cf222e", "unknown": "#9a6700"}.get(self.verdict or "", "#57606a")
+        badge = (f'<span style="color:{colour};font-weight:bold">{html.escape(self.status)}</span>'
+                 if self.status else "")
+        return (f"<div><b>verify {html.escape(self.kind)}</b> {badge}"
+                f"<pre style=\"white-space:pre-wrap\">{html.escape(self.text)}</pre></div>")
+
+    def plot(self, **options: Any):
+        """A matplotlib ``Figure`` of this report (:mod:`verify.api.plots`); raises ``InvalidInput`` when
+        the kind has nothing to draw (``list``, ``sos``, ...) or the report lacks the data."""
+        from verify.api.plots import figure_for
+
+        return figure_for(self, **options)
