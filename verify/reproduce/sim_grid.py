@@ -22,15 +22,18 @@ late fitted rate of ``E_pair``.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import sympy
 
 from numerics.dop853 import DOP853
 from numerics.metrics import E_first, E_pair, first_time_below, fit_rate
-from numerics.presets import MASKS, U_KINDS, preset, preset_dict
-from theorems.system_json import system_from_dict
+from numerics.presets import MASKS, U_KINDS, preset
+from theorems.matrices import ConstantMatrix, LayerStack
+from theorems.system import Head
 
 from .figures import grid_png, rates_png
 from .hypotheses import hypothesis_counts
@@ -47,13 +50,17 @@ THEOREM_OF = {("identity", "full"): "3.2", ("identity", "causal"): "4.2", ("symm
 """The theorem whose hypotheses are counted for each (U, mask) cell (the closest result)."""
 
 
-def random_in_depth_P(run: int, d: int, t_end: float) -> dict[str, Any]:
-    """A non-periodic stack of fresh random matrices, one per unit interval (module docstring)."""
+def random_in_depth_P(run: int, d: int, t_end: float) -> LayerStack:
+    """A non-periodic stack of fresh random matrices, one per unit interval (module docstring).
+
+    Built directly from the integers (exact ``k/8`` and the same floats the instance reader gives):
+    reading ``ceil(t_end) + 1`` layers per run through :mod:`theorems.system_json` parses every entry
+    as an expression and was the slowest part of the grid."""
     layers = []
     for k in range(int(math.ceil(t_end)) + 1):
-        rng = np.random.default_rng([7000, run, k])
-        layers.append([[f"{int(v)}/8" for v in row] for row in rng.integers(-8, 9, size=(d, d))])
-    return {"kind": "stack", "dt": 1.0, "periodic": False, "interpolation": "constant", "layers": layers}
+        ints = np.random.default_rng([7000, run, k]).integers(-8, 9, size=(d, d))
+        layers.append(ConstantMatrix(ints / 8.0, sympy.ImmutableMatrix(ints.tolist()) / 8))
+    return LayerStack(tuple(layers), dt=1.0, periodic=False, interpolation="constant")
 
 
 def cell_system(p: str, u: str, m: str, run: int, scale: Scale):
@@ -61,11 +68,10 @@ def cell_system(p: str, u: str, m: str, run: int, scale: Scale):
     a random-in-depth stack when ``p == "random"`` (``U`` and the tokens are the preset's)."""
     if p != "random":
         return preset(f"{p}-{u}-{m}", N=scale.N, d=scale.d, seed=2000 + run)
-    data = preset_dict(f"constant-{u}-{m}", N=scale.N, d=scale.d, seed=2000 + run)
-    data["heads"][0]["P"] = random_in_depth_P(run, scale.d, scale.t_end)
-    data["name"] = f"random-{u}-{m}"
-    data["description"] = f"P random in depth (fresh matrix per unit interval), U {u}, {m} attention (seed {2000 + run})"
-    return system_from_dict(data)
+    base = preset(f"constant-{u}-{m}", N=scale.N, d=scale.d, seed=2000 + run)
+    return dataclasses.replace(
+        base, heads=(Head(random_in_depth_P(run, scale.d, scale.t_end), base.heads[0].U),), name=f"random-{u}-{m}",
+        description=f"P random in depth (fresh matrix per unit interval), U {u}, {m} attention (seed {2000 + run})")
 
 
 def run_rate(times: np.ndarray, values: np.ndarray) -> float:
@@ -123,8 +129,10 @@ def grid_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, A
     out = merge(parts)
     curves = {part["raw"]["name"]: (part["raw"]["t"], part["raw"]["E"]) for part in parts}
     out["figures"].append({"name": "sim-grid.png", "png": grid_png(curves),
-                           "caption": f"The simulation grid: E_pair against t (log axis), mean of {scale.runs} seeded runs with 95% band, "
-                                      "one panel per (U, mask), one colour per kind of P (random: a fresh matrix on every unit interval)."})
+                           "caption": f"The simulation grid: E_pair against t (log axis), median of {scale.runs} seeded runs with the "
+                                      "25-75% quantile band (interquartile range of the runs, not a confidence band), one panel per "
+                                      "(U, mask), one colour per kind of P (random: a fresh matrix on every unit interval); the grey "
+                                      "strip below 1e-15 is float64 round-off."})
     keys = [f"{p}-identity-{m}" for m in MASKS for p in GRID_P]
     out["figures"].append({"name": "sim-rates.png",
                            "png": rates_png({k: out["measurements"][f"early_rate_{k}"] for k in keys},

@@ -1,0 +1,125 @@
+"""Figures of ``verify depth``: the certified bound against the simulated consensus metric.
+
+:func:`depth_figure` takes :class:`~verify.depth.certify.DepthReport` records (with their
+simulation, ``simulate=True``) and draws, one panel per model (eq. 5 ODE against ``t``, eq. 4
+layer map against ``k``): the simulated metric (solid; float64 evidence, not proof), the certified
+envelope (dashed: ``Q exp(-rate (t - L0))``, or ``1 - tanh(c t + artanh m0)`` for 4.2 on the ODE),
+the certified ``T(eps)`` / ``L(eps)`` (dotted) and ``eps`` (black).  The x axis is linear up to 10
+and logarithmic beyond.  :func:`depth_summary_figure` draws what a JSON payload alone holds (no
+series): the certified bound against the observed settling time or layer.
+
+Figures are :class:`matplotlib.figure.Figure` objects on their own Agg canvas (no pyplot).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from numerics.png import new_figure
+from theorems.errors import InvalidInput
+
+METRIC = {"3.2": "max_ij (1 - <x_i, x_j>)", "4.2": "max_i (1 - <x_1, x_i>)"}
+AXIS = {"ode": ("eq. 5 (ODE): metric against time", "t (depth-time)"),
+        "layers": ("eq. 4 (layer map): metric against layers", "layer k")}
+LINEAR_UP_TO = 10
+CAP = 2.0
+"""Both metrics are at most 2: the envelope is drawn capped there."""
+
+
+def envelope(report: Any, points: int = 400) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(x, bound on the metric)`` of the certified envelope from ``L0`` (0 unless a late entry)
+    to the certified bound, or None when nothing is certified."""
+    cert = getattr(report, "certificate", None)
+    if cert is None:
+        return None
+    d = cert.derived
+    start, stop = float(d.get("L0", 0)), float(Fraction(str(d["bound"])))
+    x = np.linspace(start, max(stop, start), points)
+    if report.model == "ode" and report.theorem == "4.2":
+        c, m0 = float(Fraction(str(d["rate"]))) / 2, float(Fraction(str(d["m0"])))
+        y = 1 - np.tanh(c * x + math.atanh(m0))
+    else:
+        Q, rate = float(Fraction(str(d["chart"]["Q"]))), float(Fraction(str(d["rate"])))
+        y = Q * np.exp(-rate * (x - start))
+    return x, np.minimum(y, CAP)
+
+
+def _draw(ax: Any, report: Any, label: str, color: str) -> None:
+    ev = report.evidence or {}
+    bound = report.bound
+    head = f"{label}: " if label else ""
+    if "times" in ev:
+        observed = ev.get("observed")
+        ax.plot(ev["times"], np.maximum(np.asarray(ev["values"], dtype=float), 1e-16), color=color, lw=1.6,
+                label=f"{head}simulated (observed {'none' if observed is None else f'{observed:.3g}'})")
+    curve = envelope(report)
+    if curve is not None:
+        ax.plot(*curve, ls="--", color=color, lw=1.0, label=f"{head}certified envelope, bound {float(Fraction(str(bound))):.4g}")
+        ax.axvline(float(Fraction(str(bound))), color=color, ls=":", lw=1.0)
+
+
+def depth_figure(entries: Sequence[tuple[Any, str]], *, title: str = "") -> Any:
+    """One panel per model among ``entries`` (``(DepthReport, label)``); see the module docstring."""
+    if not entries:
+        raise InvalidInput("entries", "at least one (DepthReport, label) pair", [])
+    models = [m for m in AXIS if any(r.model == m for r, _ in entries)]
+    fig = new_figure((6.4 * len(models), 5.6), dpi=110, layout="constrained")
+    for j, model in enumerate(models):
+        ax = fig.add_subplot(1, len(models), j + 1)
+        rows = [(r, lab) for r, lab in entries if r.model == model]
+        for k, (report, label) in enumerate(rows):
+            _draw(ax, report, label, f"C{k % 10}")
+        eps = {r.eps for r, _ in rows}
+        for e in eps:
+            ax.axhline(float(e), color="k", lw=0.8, label=f"eps = {e}")
+        theorems = sorted({r.theorem for r, _ in rows})
+        panel, xlabel = AXIS[model]
+        ax.set_title(panel, fontsize=10)
+        ax.set_xscale("symlog", linthresh=LINEAR_UP_TO)
+        ax.set_xlim(left=0)
+        ax.set_yscale("log")
+        ax.set_ylim(1e-6, 3)
+        ax.set_xlabel(f"{xlabel} (linear up to {LINEAR_UP_TO}, logarithmic beyond)")
+        ax.set_ylabel("metric (log scale)\n" + "; ".join(f"{t}: {METRIC[t]}" for t in theorems), fontsize=8)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
+    fig.suptitle(title or "solid: simulated (evidence); dashed: certified envelope; dotted: certified T / L", fontsize=9)
+    return fig
+
+
+def depth_summary_figure(payload: Mapping[str, Any]) -> Any:
+    """The certified bound against the observed settling time/layer, from a payload without series."""
+    bound, observed = payload.get("bound"), payload.get("observed")
+    if bound is None and observed is None:
+        raise InvalidInput("plot", "a depth report with a certified bound or an observed value", "neither")
+    unit = "layers" if payload.get("model") == "layers" else "time t"
+    rows = [(f"certified {payload.get('bound_kind', 'bound')}", None if bound is None else float(Fraction(str(bound))), "tab:blue"),
+            ("observed in the simulation (evidence)", None if observed is None else float(observed), "tab:orange")]
+    fig = new_figure((7.5, 2.8), dpi=110, layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    values = [v for _, v, _ in rows if v is not None]
+    log = all(v > 0 for v in values)
+    base = min(values) / 3 if log else 0.0
+    for i, (name, value, color) in enumerate(rows):
+        if value is None:
+            ax.text(0.02, i, f"{name}: none", va="center", fontsize=8, transform=ax.get_yaxis_transform())
+            continue
+        ax.hlines(i, base, value, color=color, lw=6)
+        ax.text(value, i, f"  {value:.4g}", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlim(left=base, right=max(values) * (4 if log else 1.3))
+    ax.set_xlabel(f"{unit} until {payload.get('metric', 'the metric')} <= eps = {payload.get('eps')}"
+                  + (" (log scale)" if log else ""))
+    tight = payload.get("tightness")
+    ax.set_title(f"verify depth {payload.get('theorem')} ({payload.get('model')}): bound vs simulation"
+                 + (f", tightness {tight:.3g}" if tight else ""), fontsize=9)
+    return fig
+
+
+__all__ = ["depth_figure", "depth_summary_figure", "envelope"]
