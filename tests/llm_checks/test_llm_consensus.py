@@ -106,9 +106,9 @@ def test_cli_consensus_bad_outputs_exit_2_before_measuring(extra, message, tmp_p
 
 
 def test_cli_consensus_out_probe_leaves_no_directory(tmp_path, capsys):
-    from verify.cli.cmd_consensus import _creatable_dir
+    from verify.outputs import check_dir
 
-    _creatable_dir(tmp_path / "a" / "b", "--out")
+    check_dir("--out", tmp_path / "a" / "b")  # the check that --out can be created creates nothing
     assert not (tmp_path / "a").exists()
 
 

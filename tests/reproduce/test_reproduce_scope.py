@@ -113,7 +113,7 @@ def test_figure_commands_cover_a_claim():
     (["--device", "cuda:x", "--only", "sim-3.2"], "--device"),
     (["--only", "llm-gpt2"], "covers no claim"),
     (["--only", "llm-gpt2,llm-neo", "--no-llm"], "--no-llm"),
-    (["--only", "sim-3.3"], "unknown case id"),
+    (["--only", "sim-3.3"], "unknown --only case id 'sim-3.3'; did you mean 'sim-3.2'"),
     (["--only", ","], "at least one case"),
 ])
 def test_reproduce_bad_input_exits_2_before_any_work(argv, message, tmp_path, capsys):

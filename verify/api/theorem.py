@@ -32,7 +32,7 @@ def theorem(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_e
     ``record`` is the :class:`~verify.theorem.report.TheoremReport`.
     """
     from theorems.catalogue import get  # lazily (cold start: the catalogue imports SymPy)
-    from verify.cli.limits import check_t_end, evidence_skip_reason
+    from verify.limits import check_t_end, evidence_skip_reason
     from verify.theorem.check import check_theorem
 
     if isinstance(t_end, bool) or not isinstance(t_end, (int, float)):

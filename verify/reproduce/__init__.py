@@ -12,7 +12,7 @@ decision rules), :mod:`.claims` (the claims and their sources), :mod:`.sim_theor
 :mod:`.sim_grid` / :mod:`.theorem_cases` / :mod:`.llm_parts` (the cases, as tasks), :mod:`.tasks`
 (tasks, cache keys, the JSON codec), :mod:`.executor` (serial or Dask distributed),
 :mod:`.runner`, :mod:`.report_md`,
-:mod:`.report_html`, :mod:`.writer`.  The LLM tasks live in :mod:`verify.cli.reproduce_llm` (public
+:mod:`.report_html`, :mod:`.report_text` (the console summary), :mod:`.writer`.  The LLM tasks live in :mod:`verify.cli.reproduce_llm` (public
 :mod:`llm_checks` functions) and are passed in by the CLI (this package never imports
 :mod:`llm_checks`; :mod:`.llm_parts` turns their raw curves into measurements).
 """

@@ -63,7 +63,7 @@ def depth_finish(scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out["figures"] = [{"name": f"llm-{name}.png",
                        "png": curves_png(curves, f"{name}, random init: {E.shape[0]} prompts, {E.shape[1]} layers", parts[0]["raw"]["n_blocks"]),
                        "caption": f"{name} shape with random weights (drawn once): E_first after every block over {E.shape[1]} layers "
-                                  f"(re-fed passes), mean over {E.shape[0]} random-token prompts with 95% band, feedforward removed and kept."}]
+                                  f"(re-fed passes), median over {E.shape[0]} random-token prompts with the 10-90% band, feedforward removed and kept."}]
     inst = f"{name} random init (variants: feedforward removed, kept)"
     out["hypotheses"] = [
         {"theorem": "4.2", "instances": inst, "predicate": "mask_causal", "holds": 2, "fails": 0, "unknown": 0, "n": 2,
@@ -101,8 +101,8 @@ def standin_finish(scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out["figures"] = [{"name": f"llm-{name}-trained-vs-random.png",
                        "png": curves_png(curves, f"{name} (stand-in): {E.shape[0]} prompts, {passes} passes", parts[0]["raw"]["n_layers"]),
                        "caption": f"{name} (a stand-in model): E_first after every layer across {passes} re-fed passes, trained weights vs "
-                                  f"random weights drawn once (periodic in depth) and re-drawn every pass (non-periodic); mean over "
-                                  f"{E.shape[0]} random-token prompts with 95% band."}]
+                                  f"random weights drawn once (periodic in depth) and re-drawn every pass (non-periodic); median over "
+                                  f"{E.shape[0]} random-token prompts with the 10-90% band."}]
     theorem = "4.2" if mask == "causal" else "3.2"
     inst = f"{name} (trained, random, random re-drawn)"
     out["hypotheses"] = [

@@ -71,9 +71,9 @@ def part_3_2(scale: Scale, kind: str, k: int) -> dict[str, Any]:
         initial.append(float(margins[0]))
         drops.append(float(np.max(margins[:-1] - margins[1:])))
     if kind == "constant":
-        out["figures"].append({"name": "sim-3.2-constant.png", "png": plot_trajectory(traj, title=f"Thm 3.2: constant P, U = I, full, {len(systems)} runs"),
+        out["figures"].append({"name": "sim-3.2-constant.png", "png": plot_trajectory(traj, title=f"Thm 3.2: constant P, U = I, full, {len(systems)} runs", mask="full"),
                                "caption": f"Theorem 3.2 setting (constant P, U = I, full attention, tokens start in an open hemisphere): "
-                                          f"E_first, E_pair and V against t, mean of {len(systems)} seeded runs with 95% band; right: token paths of run 0 on S^2."})
+                                          f"E_first and E_pair against t, median of {len(systems)} seeded runs with the 10-90% band; right: token paths of run 0 on S^2."})
     out["raw"] = {"drops": drops, "initial": initial}
     return out
 
@@ -119,9 +119,9 @@ def case_3_2_late(scale: Scale) -> dict[str, Any]:
     if entry_times:
         out["measurements"]["entry_time"] = mean_band(entry_times, "first sample time with hemisphere margin > 1e-9")
     out["measurements"]["final_E_pair"] = mean_band(E_pair(traj.states[-1]), f"E_pair at t = {scale.t_end:g} for runs starting in no hemisphere")
-    out["figures"].append({"name": "sim-3.2-late.png", "png": plot_trajectory(traj, title="tokens start in no hemisphere"),
+    out["figures"].append({"name": "sim-3.2-late.png", "png": plot_trajectory(traj, title="tokens start in no hemisphere", mask="full"),
                            "caption": "Constant P, U = I, full attention, tokens start in no open hemisphere (exact Farkas witness): "
-                                      "consensus metrics (mean, 95% band) and token paths of run 0."})
+                                      "consensus metrics (median of the runs, 10-90% band) and token paths of run 0."})
     return out
 
 
@@ -138,8 +138,8 @@ def part_4_2(scale: Scale, kind: str) -> dict[str, Any]:
     out["measurements"][f"final_V_{kind}"] = mean_band(
         V_final, f"V = sum_i (1 - <x_1(0), x_i(T)>) at T = {scale.t_end:g}, {kind} P, U = I, causal")
     if kind == "piecewise":
-        out["figures"].append({"name": "sim-4.2-piecewise.png", "png": plot_trajectory(traj, title="Thm 4.2: piecewise P, U = I, causal"),
-                               "caption": "Theorem 4.2 setting with random piecewise-constant P (bounded; causal, U = I): metrics (mean, 95% band) "
+        out["figures"].append({"name": "sim-4.2-piecewise.png", "png": plot_trajectory(traj, title="Thm 4.2: piecewise P, U = I, causal", mask="causal"),
+                               "caption": "Theorem 4.2 setting with random piecewise-constant P (bounded; causal, U = I): metrics (median, 10-90% band) "
                                           "and token paths of run 0; x_1 stays put and every token moves to it."})
     out["raw"] = {"drifts": drifts}
     return out
@@ -209,9 +209,9 @@ def part_4_4(scale: Scale, key: str) -> dict[str, Any]:
     out["details"][f"not_aligned_{key}"] = off_line
     if key == "diag":
         out["details"]["mixed_sign_runs_diag"] = [mixed, len(systems)]
-        out["figures"].append({"name": "sim-4.4-diag.png", "png": plot_trajectory(traj, variant="abs", title="4.4-sym: U = diag(1, -0.5, -2)"),
+        out["figures"].append({"name": "sim-4.4-diag.png", "png": plot_trajectory(traj, variant="abs", title="4.4-sym: U = diag(1, -0.5, -2)", mask="causal"),
                                "caption": "Assumption 4.4 setting with U = diag(1, -0.5, -2), constant random P, causal, one head: E_first with |cos| "
-                                          "(alignment with a line), E_pair (same-sign consensus) and V; mean and 95% band; right: token paths of run 0."})
+                                          "(alignment with a line), E_pair (same-sign consensus) and V; median and 10-90% band; right: token paths of run 0."})
     return out
 
 
