@@ -1,4 +1,4 @@
-"""Upper limits on the numeric options of the CLI, so that every command finishes in bounded time.
+"""Upper limits on the numeric options of the commands and the API calls, so that every command finishes in bounded time.
 
 The limits are checked before any work starts and refused with exit 2 naming the option and
 the limit.  They are set from measurements on 2 CPU cores (README, docs/format.md): a
