@@ -26,7 +26,7 @@ from theorems.errors import InvalidInput
 from verify.outputs import Target, check_targets, write_all
 from verify.report import Report
 
-from .simulate import OptionConflict, keyword
+from ._options import OptionConflict, keyword
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from verify.limits import check_range
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from .simulate import keyword
+from ._options import keyword
 
 CHECKPOINT = "checkpoint.npz"
 """Written to ``out`` after every pass of every prompt batch; removed when the run completes."""

@@ -31,30 +31,14 @@ from verify.limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, check_range, chec
 from verify.outputs import Target, check_targets, write_all
 from verify.report import Report
 
+from ._options import OptionConflict, flag, keyword
+
 DEFAULT_PRESET = "constant-identity-full"
 PRESET_DEFAULTS = {"tokens": 12, "dim": 3, "seed": 0}
 FLOAT_DEFAULTS = {"rtol": 1e-10, "atol": 1e-12}
 MAX_TOKENS = 2000
 """Largest ``tokens`` of a preset (the instance-file limit is ``theorems.system_json.MAX_TOKENS``)."""
 MAX_PRESET_DIM = 512
-
-
-class OptionConflict(InvalidInput):
-    """An option that cannot be combined with another, or that would have no effect in this mode."""
-
-    def __init__(self, field: str, message: str, got: object = None) -> None:
-        super().__init__(field, f"{field} left out", got)
-        self.args = (f"{field}: {message}",)  # the message says why; field, expected and got feed the JSON error
-
-
-def keyword(name: str) -> str:
-    """How the API names an option in its errors: the keyword argument."""
-    return name
-
-
-def flag(name: str) -> str:
-    """How the CLI names an option in its errors: ``--t-end``, ``--json``."""
-    return "--json" if name == "json_out" else "--" + name.replace("_", "-")
 
 
 @dataclass(frozen=True)

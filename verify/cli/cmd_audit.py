@@ -35,7 +35,7 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from numerics.progress import TextProgress
     from verify.api.audit import AuditOptions, check_options, run as run_audit
-    from verify.api.simulate import flag
+    from verify.api._options import flag
 
     opts = AuditOptions.from_namespace(args)
     targets = check_options(args.model, opts, flag)  # every option and the plot file, before loading the model

@@ -66,7 +66,7 @@ def _say(enabled: bool):
 
 def run(args) -> int:
     from verify.api.consensus import ConsensusCall, check_options, run as measure
-    from verify.api.simulate import flag
+    from verify.api._options import flag
 
     opts = ConsensusCall.from_namespace(args)
     targets = check_options(opts, flag)  # option limits and every output file, before loading anything

@@ -73,7 +73,8 @@ class _Bar:
 
 
 def run(args) -> int:
-    from verify.api.simulate import SimulateOptions, check_options, flag, run as simulate
+    from verify.api._options import flag
+    from verify.api.simulate import SimulateOptions, check_options, run as simulate
 
     opts = SimulateOptions.from_namespace(args)
     targets = check_options(opts, flag)  # every option and output file, before any work
