@@ -1,7 +1,8 @@
 """The compiled (numba) DOP853 path for time-invariant batches, and the rule that picks it (private).
 
-:func:`run_part` has the signature and result of :func:`numerics._dop853_core.run_part`; the
-arithmetic is in :mod:`numerics._dop853_numba`, which is imported (with numba) only here, only
+:func:`run_part` returns what :func:`numerics._dop853_core.run_part` returns, for a row range of
+the whole batch; the arithmetic (the whole step loop of one instance, field included, as one
+native loop) is in :mod:`numerics._dop853_numba`, which is imported (with numba) only here, only
 when a run takes this path.
 
 Which path ``DOP853(kernel="auto")`` takes (:func:`use_compiled`):
@@ -41,9 +42,14 @@ kernel); the very first compile, before the cache exists, 17-24 s.  One small sy
 (``N = 64``, ``d = 3``, ``t_end = 15``, ``W = 1.8e5``, 422 evaluations) takes ~2 ms compiled
 against ~15 ms in numpy, ~30 us saved per evaluation, so the load pays for itself after some
 2e4 evaluations, about ``W = 1e7`` for dynamics like these; the threshold leaves a margin.  On
-``256 x (32, 16)`` (``W = 2.1e7``) the compiled loop was 1.2-1.5x faster than the numpy one."""
+``256 x (32, 16)`` (``W = 2.1e7``) the compiled loop was 1.2-1.5x faster than the numpy one; the
+fused kernel of issue 14 is 2.3-3x faster there (0.10 against 0.22-0.29 s, one worker, load 2-3)
+and loads in 0.25-0.35 s, so one such run in a fresh process about breaks even: kept as it was."""
 
 _STATUS = (RunStatus.SUCCESS, RunStatus.MAX_STEPS, RunStatus.STEP_TOO_SMALL)
+_SAMPLE_BUDGET = 2 ** 21
+"""Float64 entries of the samples buffer of one kernel call (16 MB): the kernel writes samples into
+a contiguous buffer (one compiled signature), so long sampled runs are cut into chunks of instances."""
 
 
 def numba_installed() -> bool:
@@ -65,40 +71,47 @@ def use_compiled(kernel: str, field: BatchedField, t_end: float) -> bool:
     return B * N * N * d * field.systems[0].H * t_end >= _MIN_AUTO_WORK
 
 
-def run_part(field: BatchedField, X: np.ndarray, sched: Schedule, out: np.ndarray, rtol: float, atol: float,
-             max_steps: int, first_step: float | None, report) -> PartResult:
-    """Same contract as :func:`numerics._dop853_core.run_part` (time-invariant ``field`` only).
+def run_part(field: BatchedField, rows: tuple[int, int], X: np.ndarray, sched: Schedule, out: np.ndarray, rtol: float,
+             atol: float, max_steps: int, first_step: float | None, report) -> PartResult:
+    """The instances ``rows = (lo, hi)`` of the time-invariant ``field``; otherwise the contract of
+    :func:`numerics._dop853_core.run_part` (``X`` ``(hi - lo, N, d)``, updated in place; ``out``
+    ``(T, hi - lo, N, d)``).  Taking the whole batch's field and a row range, not a sub-batch's
+    field, saves rebuilding each part's matrices (a few ms of Python per part at ``B = 256``).
 
     ``report`` is called after each chunk of instances with the fraction of instances done
     (every instance runs to the end before the next starts).
     """
     from . import _dop853_numba as nb
 
+    lo, hi = rows
     b, N, d = X.shape
-    P, U, _, stabilize = field.matrices(np.zeros(b))
-    P = np.ascontiguousarray(P, dtype=np.float64)
+    P, U, _, stabilize = field.matrices(np.zeros(field.B))
+    P = np.ascontiguousarray(P if P.shape[0] == 1 else P[lo:hi], dtype=np.float64)
     has_U = U is not None
-    U = np.ascontiguousarray(U, dtype=np.float64) if has_U else np.zeros((1,) + P.shape[1:])
+    if has_U:
+        U = np.ascontiguousarray(U if U.shape[0] == 1 else U[lo:hi], dtype=np.float64)
+    else:
+        U = np.zeros((1,) + P.shape[1:])
     T = out.shape[0]
-    counts = np.zeros((b, 5), dtype=np.int64)
+    counts = np.zeros((b, nb.COUNTS), dtype=np.int64)
     local = np.zeros(b)
-    chunk = b if report is None else max(1, -(-b // 20))
+    chunk = min(b if report is None else -(-b // 20), max(1, _SAMPLE_BUDGET // (T * N * d)))
     stops = np.ascontiguousarray(sched.stops, dtype=np.float64)
     is_sample = np.ascontiguousarray(sched.is_sample, dtype=np.bool_)
     slot = np.ascontiguousarray(sched.slot, dtype=np.int64)
-    for lo in range(0, b, chunk):
-        hi = min(b, lo + chunk)
-        Pk = P if P.shape[0] == 1 else P[lo:hi]
-        Uk = U if U.shape[0] == 1 else U[lo:hi]
-        Xk = np.ascontiguousarray(X[lo:hi])
-        samples = np.empty((T, hi - lo, N, d))  # contiguous, so one compiled signature serves every call
+    for k in range(0, b, chunk):
+        m = min(b, k + chunk)
+        Pk = P if P.shape[0] == 1 else P[k:m]
+        Uk = U if U.shape[0] == 1 else U[k:m]
+        Xk = np.ascontiguousarray(X[k:m])
+        samples = np.empty((T, m - k, N, d))  # contiguous, so one compiled signature serves every call
         nb.integrate_batch(Xk, Pk, Uk, bool(has_U), bool(field.causal), bool(stabilize), stops, is_sample, slot,
                            float(rtol), float(atol), int(max_steps), float(first_step or 0.0), samples,
-                           counts[lo:hi], local[lo:hi])
-        X[lo:hi] = Xk
-        out[1:, lo:hi] = samples[1:]
+                           counts[k:m], local[k:m])
+        X[k:m] = Xk
+        out[1:, k:m] = samples[1:]
         if report is not None:
-            report(hi / b)
+            report(m / b)
     codes = counts[:, 3]
     # one status per part: out of steps if any instance is, else step below round-off if any
     status = next((_STATUS[c] for c in (1, 2) if np.any(codes == c)), RunStatus.SUCCESS)

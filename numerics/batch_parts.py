@@ -5,6 +5,9 @@ initial conditions from ``seed`` as :func:`numerics.presets.with_random_tokens` 
 batch, and integrates the instances ``lo:hi`` with the float64 DOP853.  DOP853 controls each
 instance's steps on its own, so the parts of a split batch are the rows of the whole batch, bit for
 bit (``tests/numerics/test_num_dop853_workers.py``); :func:`join_parts` puts them back together.
+A part takes the step loop (compiled or numpy, :func:`numerics._dop853_compiled.use_compiled`)
+that the whole batch takes: the rule weighs the batch size, and the two loops agree to round-off,
+not bitwise, so a part choosing by its own size could differ from the serial run in the last bits.
 """
 from __future__ import annotations
 
@@ -20,11 +23,14 @@ def simulate_part(system_json: Mapping[str, Any], count: int, seed: int, lo: int
     """The trajectories of instances ``lo:hi`` of the ``count`` random starts drawn from ``seed``."""
     from theorems.system_json import system_from_dict
 
+    from ._dop853_compiled import use_compiled
     from .dop853 import DOP853
+    from .field import BatchedField
     from .presets import with_random_tokens
 
-    batch = with_random_tokens(system_from_dict(dict(system_json)), count, seed)[lo:hi]
-    traj = DOP853(rtol=rtol, atol=atol, workers=1).integrate(batch, t_end, samples=points)
+    batch = with_random_tokens(system_from_dict(dict(system_json)), count, seed)
+    kernel = "compiled" if use_compiled("auto", BatchedField.of(batch), float(t_end)) else "numpy"
+    traj = DOP853(rtol=rtol, atol=atol, workers=1, kernel=kernel).integrate(batch[lo:hi], t_end, samples=points)
     s = traj.stats
     return {"method": traj.method, "times": traj.times, "states": traj.states, "steps": s.steps,
             "rejected": s.rejected, "evaluations": s.evaluations, "wall_time": s.wall_time,

@@ -21,10 +21,11 @@ With several workers, ``progress`` is called from the worker threads (one at a t
 least advanced sub-batch's fraction.  The step loop itself is in :mod:`numerics._dop853_core`.
 
 ``kernel`` picks the step loop: ``"numpy"`` (the pure-numpy reference in
-:mod:`numerics._dop853_core`), ``"compiled"`` (numba, :mod:`numerics._dop853_numba`; time-invariant
-batches only, a time-varying batch still takes the numpy loop) or ``"auto"`` (the rule in
-:mod:`numerics._dop853_compiled`: compiled only when numba is already loaded or the run is long
-enough to pay for loading it).  The two loops take the same steps and agree to round-off (tested
+:mod:`numerics._dop853_core`), ``"compiled"`` (numba, :mod:`numerics._dop853_numba`: the whole
+integration of each instance, field included, is one native loop; time-invariant batches only, a
+time-varying batch still takes the numpy loop) or ``"auto"`` (the rule in
+:mod:`numerics._dop853_compiled`: compiled only when the run is long enough to pay for loading
+numba, judged by its size alone).  The two loops take the same steps and agree to round-off (tested
 to ``1e-12``); ``precision.backend`` records which ran.
 
 ``error_estimate`` is the largest over instances of the sum over that instance's accepted steps of
@@ -116,15 +117,19 @@ class DOP853(Integrator):
         if self.kernel == "compiled" and not compiled.numba_installed():
             raise MissingDependency("numba", "pip install numba  (or use DOP853(kernel='numpy'))")
         fast = compiled.use_compiled(self.kernel, whole, float(grid[-1]))
-        step_loop = compiled.run_part if fast else run_part
+        if fast:  # the parts share the whole batch's matrices: no per-part field to rebuild
+            out[0] = project_to_sphere(whole.initial_state())
 
         def run(k: int) -> PartResult:
             lo, hi = parts[k]
+            hook = None if progress is None else (lambda frac: reporter(k, frac))
+            if fast:
+                return compiled.run_part(whole, (lo, hi), out[0, lo:hi].copy(), sched, out[:, lo:hi], self.rtol,
+                                         self.atol, self.max_steps, self.first_step, hook)
             field = whole if (lo, hi) == (0, B) else BatchedField(whole.systems[lo:hi])
             X = project_to_sphere(field.initial_state())
             out[0, lo:hi] = X
-            hook = None if progress is None else (lambda frac: reporter(k, frac))
-            return step_loop(field, X, sched, out[:, lo:hi], self.rtol, self.atol, self.max_steps, self.first_step, hook)
+            return run_part(field, X, sched, out[:, lo:hi], self.rtol, self.atol, self.max_steps, self.first_step, hook)
 
         with single_threaded_blas():
             if workers == 1:
