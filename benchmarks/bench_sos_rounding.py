@@ -14,8 +14,10 @@ predicates) against the pure-Python LDL^T re-checker (:mod:`verify.sos.exact_psd
 The Gram scaling table (issue 14) times, on random dense SOS forms with one Gram block of each
 size, the *float-only* solve (the plain SDP alone, what a float SOS tool stops at) against the
 whole *exact* pipeline (:func:`verify.sos.prove.prove_exact` with its defaults: cheap rational
-counterexample grid, margin SDP, exact rounding and projection, exact re-check), and prints
-exact / float.  The two run interleaved within every repetition.
+counterexample grid, loose margin SDP, exact rounding and projection, exact re-check), and prints
+exact / float, the interior-point iterations of each side and the 1-minute load average (the
+machine is shared: compare iterations when the wall times are noisy).  The two run interleaved
+within every repetition, in alternating order.
 """
 from __future__ import annotations
 
@@ -87,6 +89,8 @@ def gram_problem(size: int, seed: int = 0):
 
 
 def gram_rows(sizes, repeat: int) -> list[dict]:
+    import os
+
     from verify.sos.options import SOSOptions
     from verify.sos.prove import build_program, default_degree, prove_exact
     from verify.sos.solve import solve_plain
@@ -95,19 +99,34 @@ def gram_rows(sizes, repeat: int) -> list[dict]:
     for size in sizes:
         p, names = gram_problem(size)
         n = len(names)
-        float_s, exact_s, verdict, margin = [], [], None, None
-        for _ in range(max(1, repeat)):
-            program = build_program(p, n, (), (), default_degree(p, (), ()), False)
-            start = time.perf_counter()
-            plain = solve_plain(program, program.system())
-            float_s.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            result = prove_exact(p, names, options=SOSOptions())
-            exact_s.append(time.perf_counter() - start)
-            verdict, margin = result.status.value, result.stats.margin
+        float_s, exact_s, verdict, margin, stats = [], [], None, None, None
+        load = [os.getloadavg()[0]]
+        for rep in range(max(1, repeat)):
+            def run_float():
+                program = build_program(p, n, (), (), default_degree(p, (), ()), False)
+                start = time.perf_counter()
+                solution = solve_plain(program, program.system())
+                float_s.append(time.perf_counter() - start)
+                return solution
+
+            def run_exact():
+                start = time.perf_counter()
+                result = prove_exact(p, names, options=SOSOptions())
+                exact_s.append(time.perf_counter() - start)
+                return result
+
+            if rep % 2 == 0:  # alternate the order so that a drifting load hits both sides alike
+                plain, result = run_float(), run_exact()
+            else:
+                result, plain = run_exact(), run_float()
+            verdict, margin, stats = result.status.value, result.stats.margin, result.stats
+        load.append(os.getloadavg()[0])
         f, e = statistics.median(float_s), statistics.median(exact_s)
         rows.append({"gram": size, "n": n, "degree": 2 * GRAM_CASES[size][1], "float_status": plain.status,
-                     "verdict": verdict, "margin": margin, "float_only_s": f, "exact_s": e, "ratio": e / f})
+                     "verdict": verdict, "margin": margin, "float_only_s": f, "exact_s": e, "ratio": e / f,
+                     "float_iterations": plain.iterations, "margin_iterations": stats.margin_iterations,
+                     "margin_solves": list(stats.margin_solves), "margin_solve_s": stats.margin_solve_s,
+                     "rounding_s": stats.rounding_s, "load_1min": load, "repeat": max(1, repeat)})
     return rows
 
 
@@ -179,14 +198,18 @@ def main(argv=None) -> int:
         return 0
     if grams:
         header = (f"{'Gram':>5s} {'n':>3s} {'deg':>4s} {'verdict':8s} {'margin':>9s} {'float-only s':>13s} "
-                  f"{'exact s':>9s} {'exact/float':>12s}")
+                  f"{'exact s':>9s} {'exact/float':>12s} {'iters plain/margin':>19s} {'solves':>14s} {'load':>10s}")
         sys.stdout.write(header + "\n" + "-" * len(header) + "\n")
         for r in grams:
             m = f"{r['margin']:.3g}" if r["margin"] is not None else "-"
+            its = f"{r['float_iterations']}/{r['margin_iterations']}"
+            load = "-".join(f"{v:.1f}" for v in r["load_1min"])
             sys.stdout.write(f"{r['gram']:5d} {r['n']:3d} {r['degree']:4d} {r['verdict']:8s} {m:>9s} "
-                             f"{r['float_only_s']:13.3f} {r['exact_s']:9.3f} {r['ratio']:12.2f}\n")
-        sys.stdout.write("float-only = the plain SDP alone; exact = the whole default pipeline (grid refutation, "
-                         "margin SDP, rounding, projection, re-check); goal (issue 14): exact/float <= 1.2 from Gram 56 up\n\n")
+                             f"{r['float_only_s']:13.3f} {r['exact_s']:9.3f} {r['ratio']:12.2f} {its:>19s} "
+                             f"{'+'.join(r['margin_solves']):>14s} {load:>10s}\n")
+        sys.stdout.write("float-only = the plain SDP alone (default accuracy); exact = the whole default pipeline (grid "
+                         "refutation, loose margin SDP, rounding, projection, re-check); medians of interleaved runs; "
+                         "load = 1-minute load average before-after; goal (issue 14): exact/float <= 1.2 from Gram 56 up\n\n")
     if rows:
         header = f"{'problem':38s} {'verdict':8s} {'max block':>9s} {'float s':>8s} {'margin s':>9s} {'exact s':>8s} {'ratio':>6s} {'wall s':>7s}"
         sys.stdout.write(header + "\n" + "-" * len(header) + "\n")

@@ -3,7 +3,8 @@
 Pipeline: parse to exact polynomials -> a cheap rational counterexample search (grid, exact check) ->
 build the Gram program (Putinar multipliers ``sigma_k`` for each ``g_k``, free multipliers for each
 ``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``) ->
-margin solve (CVXPY; the plain solve only when the margin is not positive) -> exact rounding and
+margin solve (CVXPY; at loose accuracy first on large programs, see :mod:`verify.sos.engine`; the
+plain solve only when the margin is not positive) -> exact rounding and
 projection -> exact re-check of the resulting :class:`Certificate` -> only if that fails, the
 expensive counterexample search (local minimisation, rounded and checked exactly).  Inside
 :func:`verify.sos.shipped.use_shipped`, a shipped certificate of exactly the same request is

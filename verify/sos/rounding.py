@@ -49,37 +49,100 @@ class RoundingOutcome:
     attempts: int
 
 
+def _row_components(system: LinearSystem) -> list[list[int]]:
+    """Rows linked through a shared column, in increasing order: ``A W^{-1} A^T`` is block diagonal
+    over these sets (for one Gram block of weight 1 every set is one row: the matrix is diagonal)."""
+    parent = list(range(len(system.rhs)))
+
+    def find(r: int) -> int:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for col in system.columns:
+        if len(col) > 1:
+            root = find(col[0][0])
+            for r, _ in col[1:]:
+                other = find(r)
+                if other != root:
+                    parent[other] = root
+    groups: dict[int, list[int]] = {}
+    for r in range(len(parent)):
+        groups.setdefault(find(r), []).append(r)
+    return list(groups.values())
+
+
+def _fmpq(value: Fraction) -> flint.fmpq:
+    return flint.fmpq(value.numerator, value.denominator)
+
+
 @final
 class Projector:
-    """Exact orthogonal projection onto ``{A z = b}``; the Gram-type matrix is factored once."""
+    """Exact orthogonal projection onto ``{A z = b}``; the Gram-type matrix ``G = A W^{-1} A^T`` is
+    factored once, one independent block of rows at a time (see :func:`_row_components`).
+
+    In each block a maximal set of independent rows (the pivots of an exact RREF of that block of
+    ``G``, the same rows an RREF of the whole ``G`` picks) carries the projection; a 1 x 1 block is a
+    plain division.  ``pivots`` lists those rows in increasing order.
+    """
 
     def __init__(self, system: LinearSystem) -> None:
         self.system = system
-        m = len(system.rhs)
         gram: dict[tuple[int, int], Fraction] = {}
         for col, weight in zip(system.columns, system.weights):
             inv = Fraction(1, weight)
             for r1, v1 in col:
                 for r2, v2 in col:
                     gram[(r1, r2)] = gram.get((r1, r2), Fraction(0)) + v1 * v2 * inv
-        dense = flint.fmpq_mat(m, m)
-        for (r1, r2), value in gram.items():
-            dense[r1, r2] = flint.fmpq(value.numerator, value.denominator)
-        reduced, rank = dense.rref()
-        pivots, col = [], 0
-        for r in range(rank):
-            while reduced[r, col] == 0:
-                col += 1
-            pivots.append(col)
-            col += 1
-        self.pivots = pivots
-        sub = flint.fmpq_mat(len(pivots), len(pivots))
-        for a, ra in enumerate(pivots):
-            for b, rb in enumerate(pivots):
-                value = gram.get((ra, rb))
+        blocks: list[tuple[tuple[int, ...], Fraction | flint.fmpq_mat]] = []
+        for rows in _row_components(system):
+            if len(rows) == 1:
+                value = gram.get((rows[0], rows[0]))
                 if value:
-                    sub[a, b] = flint.fmpq(value.numerator, value.denominator)
-        self.sub = sub
+                    blocks.append(((rows[0],), value))
+                continue
+            dense = flint.fmpq_mat(len(rows), len(rows))
+            for a, ra in enumerate(rows):
+                for b, rb in enumerate(rows):
+                    value = gram.get((ra, rb))
+                    if value:
+                        dense[a, b] = _fmpq(value)
+            reduced, rank = dense.rref()
+            local, col = [], 0
+            for r in range(rank):
+                while reduced[r, col] == 0:
+                    col += 1
+                local.append(col)
+                col += 1
+            if not local:
+                continue
+            sub = flint.fmpq_mat(len(local), len(local))
+            for a, la in enumerate(local):
+                for b, lb in enumerate(local):
+                    sub[a, b] = dense[la, lb]
+            blocks.append((tuple(rows[a] for a in local), sub))
+        self.blocks = tuple(blocks)
+        self.pivots = sorted(r for rows, _ in blocks for r in rows)
+
+    def _multipliers(self, residual: Sequence[Fraction]) -> dict[int, Fraction]:
+        """``y`` with ``G_PP y = residual_P`` on the pivot rows ``P``, block by block."""
+        y_by_row: dict[int, Fraction] = {}
+        for rows, factor in self.blocks:
+            if isinstance(factor, Fraction):
+                value = residual[rows[0]]
+                if value:
+                    y_by_row[rows[0]] = value / factor
+                continue
+            if not any(residual[r] for r in rows):
+                continue
+            vec = flint.fmpq_mat(len(rows), 1, [_fmpq(residual[r]) for r in rows])
+            y = factor.solve(vec)
+            for a, r in enumerate(rows):
+                q = y[a, 0]
+                if q != 0:
+                    y_by_row[r] = Fraction(int(q.p), int(q.q))
+        return y_by_row
 
     def project(self, z: Sequence[Fraction]) -> tuple[list[Fraction], str]:
         """Project; returns ``(z_exact, "")`` or ``([], reason)`` when the system is inconsistent."""
@@ -89,19 +152,13 @@ class Projector:
             if value:
                 for r, a in col:
                     residual[r] += a * value
-        if self.pivots:
-            vec = flint.fmpq_mat(len(self.pivots), 1)
-            for a, r in enumerate(self.pivots):
-                vec[a, 0] = flint.fmpq(residual[r].numerator, residual[r].denominator)
-            y = self.sub.solve(vec)
-            y_by_row = {r: Fraction(int(y[a, 0].p), int(y[a, 0].q)) for a, r in enumerate(self.pivots)}
-        else:
-            y_by_row = {}
+        y_by_row = self._multipliers(residual)
         out = list(z)
-        for c, (col, weight) in enumerate(zip(system.columns, system.weights)):
-            shift = sum((a * y_by_row[r] for r, a in col if r in y_by_row), Fraction(0))
-            if shift:
-                out[c] = out[c] - shift / weight
+        if y_by_row:
+            for c, (col, weight) in enumerate(zip(system.columns, system.weights)):
+                shift = sum((a * y_by_row[r] for r, a in col if r in y_by_row), Fraction(0))
+                if shift:
+                    out[c] = out[c] - shift / weight
         check = [-v for v in system.rhs]
         for value, col in zip(out, system.columns):
             if value:

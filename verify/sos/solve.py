@@ -9,6 +9,12 @@ coefficients*, TCS 2008):
    i.e. move to the interior of the PSD cone so that rounding and exact projection, which perturb
    the matrices by a small amount, keep them PSD.
 
+``accuracy``: :data:`DEFAULT` is the solver's own default tolerances (SCS: tightened to 1e-9);
+:data:`LOOSE` (the margin solve only, issue 14) stops once the duality gap is about 1e-2 and the
+residuals about 1e-3: rounding needs a point well inside the cone, not an accurate maximiser, and
+its exact projection removes the residual.  Accuracy affects only whether rounding succeeds, never
+what is proved.
+
 The result is only a hint: statuses such as "optimal" prove nothing.  The proof is made (or not)
 by :mod:`verify.sos.rounding` and :meth:`Certificate.recheck`.
 """
@@ -18,7 +24,8 @@ import logging
 import time
 import warnings
 from dataclasses import dataclass
-from typing import final
+from types import MappingProxyType
+from typing import Mapping, final
 
 import cvxpy as cp
 import numpy as np
@@ -31,17 +38,34 @@ from .program import GramProgram, LinearSystem
 
 log = logging.getLogger(__name__)
 
+DEFAULT = "default"
+LOOSE = "loose"
+_LOOSE_CLARABEL = {"tol_gap_abs": 1e-2, "tol_gap_rel": 1e-2, "tol_feas": 1e-3}
+SOLVER_OPTIONS: Mapping[tuple[str, str], Mapping[str, float | int]] = MappingProxyType({
+    ("CLARABEL", DEFAULT): MappingProxyType({}),
+    ("CLARABEL", LOOSE): MappingProxyType({**_LOOSE_CLARABEL, "max_iter": 50,
+                                           **{f"reduced_{k}": v for k, v in _LOOSE_CLARABEL.items()}}),
+    ("SCS", DEFAULT): MappingProxyType({"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9}),
+    ("SCS", LOOSE): MappingProxyType({"max_iters": 5000, "eps_abs": 1e-5, "eps_rel": 1e-5}),
+})
+"""Solver settings per ``(solver, accuracy)`` (read-only); the loose ones also bound the iterations
+(a loose solve that needs more is not the cheap interior point it is meant to be), and Clarabel's
+"almost solved" tolerances are set to the loose ones so that they are not the tighter of the two."""
+
 
 @final
 @dataclass(frozen=True)
 class FloatSolution:
-    """Solver output: Gram matrices (symmetrised), free parameters, status, time and margin ``t``."""
+    """Solver output: Gram matrices (symmetrised), free parameters, status, time, margin ``t``, the
+    accuracy asked for and the solver's iteration count (None when it reported none)."""
 
     grams: tuple[np.ndarray, ...]
     params: np.ndarray
     status: str
     seconds: float
     margin: float | None
+    accuracy: str = DEFAULT
+    iterations: int | None = None
 
     @property
     def usable(self) -> bool:
@@ -74,9 +98,11 @@ def _float_matrix(program: GramProgram, system: LinearSystem) -> sp.csr_matrix:
     return sp.csr_matrix((vals, (rows, cols)), shape=(len(system.rhs), offset))
 
 
-def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool) -> FloatSolution:
+def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool, accuracy: str) -> FloatSolution:
     if solver not in SOLVERS:
         raise InvalidInput("solver", f"one of {', '.join(SOLVERS)}", solver)
+    if (solver, accuracy) not in SOLVER_OPTIONS:
+        raise InvalidInput("accuracy", f"{DEFAULT!r} or {LOOSE!r}", accuracy)
     start = time.perf_counter()
     grams = [cp.Variable((len(b.basis), len(b.basis)), symmetric=True) for b in program.blocks]
     params = cp.Variable(len(program.params)) if program.params else None
@@ -98,7 +124,7 @@ def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool
     else:
         objective = cp.Minimize(0)
     problem = cp.Problem(objective, constraints)
-    options = {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9} if solver == "SCS" else {}
+    options = SOLVER_OPTIONS[(solver, accuracy)]
     try:
         with warnings.catch_warnings():  # "inaccurate" is reported through the status instead
             warnings.simplefilter("ignore", UserWarning)
@@ -110,17 +136,22 @@ def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool
         log.info("solver %s failed: %s: %s", solver, type(exc).__name__, exc)
         status = f"solver_error: {type(exc).__name__}: {str(exc)[:200]}"
     seconds = time.perf_counter() - start
+    stats = problem.solver_stats  # None when the solver raised
+    iterations = int(stats.num_iters) if stats is not None and stats.num_iters is not None else None
     if any(X.value is None for X in grams) or (params is not None and params.value is None):
-        return FloatSolution((), np.zeros(0), status, seconds, None)
+        return FloatSolution((), np.zeros(0), status, seconds, None, accuracy, iterations)
     values = tuple((np.asarray(X.value) + np.asarray(X.value).T) / 2.0 for X in grams)
     param_values = np.asarray(params.value, dtype=float) if params is not None else np.zeros(0)
     t_value = float(t.value) if (margin and t.value is not None) else None
-    return FloatSolution(values, param_values, status, seconds, t_value)
+    return FloatSolution(values, param_values, status, seconds, t_value, accuracy, iterations)
 
 
 def solve_plain(program: GramProgram, system: LinearSystem, solver: str = "CLARABEL") -> FloatSolution:
-    return _solve(program, system, solver, margin=False)
+    """The plain feasibility SDP at the solver's default accuracy (what a float SOS tool stops at)."""
+    return _solve(program, system, solver, margin=False, accuracy=DEFAULT)
 
 
-def solve_margin(program: GramProgram, system: LinearSystem, solver: str = "CLARABEL") -> FloatSolution:
-    return _solve(program, system, solver, margin=True)
+def solve_margin(program: GramProgram, system: LinearSystem, solver: str = "CLARABEL",
+                 accuracy: str = DEFAULT) -> FloatSolution:
+    """The margin SDP (maximise ``t <= 1`` with ``X_b - t I >= 0``) at ``accuracy``."""
+    return _solve(program, system, solver, margin=True, accuracy=accuracy)

@@ -9,7 +9,13 @@ from typing import final
 @final
 @dataclass(frozen=True)
 class SearchStats:
-    """Wall times (seconds) of the three phases and the problem sizes."""
+    """Wall times (seconds) of the three phases and the problem sizes.
+
+    ``margin_solves`` lists the accuracy of every margin solve in order (``"loose"`` first, then
+    ``"default"`` only when the loose point did not round, issue 14); ``margin_status`` and
+    ``margin`` describe the last one.  ``margin_iterations`` / ``float_iterations`` are the solver's
+    interior-point iterations summed over the margin / plain solves (0 when it reported none).
+    """
 
     float_solve_s: float = 0.0
     margin_solve_s: float = 0.0
@@ -24,6 +30,10 @@ class SearchStats:
     gram_blocks: tuple[int, ...] = ()
     unknowns: int = 0
     equations: int = 0
+    margin_solves: tuple[str, ...] = ()
+    margin_iterations: int = 0
+    float_iterations: int = 0
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self) | {"gram_blocks": list(self.gram_blocks)}
+        return dataclasses.asdict(self) | {"gram_blocks": list(self.gram_blocks),
+                                           "margin_solves": list(self.margin_solves)}
