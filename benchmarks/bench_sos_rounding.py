@@ -177,7 +177,7 @@ def main(argv=None) -> int:
     sizes = [int(v) for v in args.gram.split(",") if v.strip()] if not args.psd_only else []
     if any(v not in GRAM_CASES for v in sizes):
         parser.error(f"--gram: sizes from {sorted(GRAM_CASES)}, got {args.gram!r}")
-    grams = gram_rows(sizes, 1 if args.gram_only and args.repeat == 3 else args.repeat)
+    grams = gram_rows(sizes, args.repeat)
     psd = [] if args.gram_only else psd_rows(args.repeat)
     rows = []
     for name, run in ([] if args.psd_only or args.gram_only else problems()):
