@@ -127,3 +127,35 @@ def test_most_shown_outputs_carry_a_digit() -> None:
 def test_every_readme_command_block_is_found() -> None:
     readme = [b for b in BLOCKS if b.source.startswith("README.md")]
     assert len(readme) >= 8 and sum(len(b.commands) for b in readme) >= 12
+
+
+def _bash_verify_lines() -> list[tuple[str, str]]:
+    """``verify ...`` lines of the ```bash blocks in README.md and docs/*.md (commands shown without output)."""
+    import shlex
+
+    from tests.docs.console import fenced_blocks
+
+    out = []
+    for path in DOCS:
+        for line, _, code in fenced_blocks(path, "bash"):
+            for k, text in enumerate(code.splitlines()):
+                for part in text.split("&&"):
+                    words = shlex.split(part, comments=True)
+                    if words and words[0] == "verify":
+                        out.append((f"{path.relative_to(ROOT)}:{line + k + 1}", " ".join(words)))
+    return out
+
+
+BASH = _bash_verify_lines()
+
+
+@pytest.mark.parametrize("where, line", BASH, ids=[w for w, _ in BASH])
+def test_verify_commands_in_bash_blocks_parse(where: str, line: str) -> None:
+    """Shown without output (long runs, clusters): each still parses with the real option parser."""
+    import shlex
+
+    _parses(tuple(shlex.split(line)))
+
+
+def test_bash_blocks_are_found() -> None:
+    assert len(BASH) >= 6, BASH
