@@ -23,7 +23,7 @@ import numpy as np
 
 from theorems.errors import InvalidInput
 
-from .plotting import FLOOR, band_label, draw_band
+from .plotting import FLOOR, band_label, draw_band, literal
 from .png import new_figure
 
 LOG_SPAN = 10.0
@@ -88,7 +88,7 @@ def depth_curves_figure(curves: Mapping[str, Any], *, title: str, block_size: in
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("layer (blocks counted across re-fed passes" + (", log scale)" if log_x else ")"))
     ax.set_ylabel(f"{metric} (dimensionless" + (", log scale)" if log_y else ")"))
-    ax.set_title(title, fontsize=9)
+    ax.set_title(literal(title), fontsize=9)
     ax.grid(True, which="major", alpha=0.3)
     from matplotlib.patches import Patch
 
@@ -154,7 +154,7 @@ def heatmaps_figure(panels: Sequence[tuple[str, Any, str]], *, title: str, xlabe
         bar.ax.tick_params(labelsize=7)
         ax.set_xticks(range(0, a.shape[1], max(1, a.shape[1] // 12)))
         ax.set_yticks(range(0, a.shape[0], max(1, a.shape[0] // 12)))
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(literal(title), fontsize=10)
     return fig
 
 

@@ -36,6 +36,14 @@ STYLES = {"E_first": {"color": "tab:blue", "lw": 1.8},
           "E_pair": {"color": "tab:orange", "lw": 1.6, "ls": (0, (6, 2))},
           "V": {"color": "tab:green", "lw": 1.6, "ls": (0, (3, 1, 1, 1))}}
 """Colour and dash per metric: E_first and E_pair nearly coincide under full attention, dashes keep both visible."""
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def literal(text: object) -> str:
+    """``text`` (an instance or model name, a caller's title) as matplotlib draws it literally: every
+    unescaped ``$`` escaped, so ``"$x^$"`` is never parsed as mathtext (which would raise when the
+    figure is drawn).  Idempotent: escaping twice draws the same text."""
+    return _DOLLAR.sub(r"\$", str(text))
 
 
 def quantile_band(values: np.ndarray, q: tuple[float, float] = QUANTILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -60,6 +68,7 @@ def draw_band(ax: Any, x: np.ndarray, values: np.ndarray, *, label: str, color: 
     with the ``q`` :func:`quantile_band` shaded (named in the legend unless ``band_label_too`` is
     false); clipped at :data:`FLOOR` when ``log``. Returns the line."""
     values = np.asarray(values, dtype=float)
+    label = literal(label)
     clip = (lambda v: np.maximum(v, FLOOR)) if log else (lambda v: v)
     if values.ndim == 1 or values.shape[1] == 1:
         line_, = ax.plot(x, clip(values.reshape(len(x))), label=label, color=color, **line)
@@ -99,7 +108,7 @@ def metrics_figure(t: np.ndarray, series: Mapping[str, np.ndarray], *, title: st
     shade_roundoff(ax, lowest)
     ax.set_xlabel("t (depth-time of eq. 5)")
     ax.set_ylabel("metric value (log scale, dimensionless)")
-    ax.set_title(f"Consensus metrics{': ' + title if title else ''}", fontsize=10)
+    ax.set_title(f"Consensus metrics{': ' + literal(title) if title else ''}", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     if paths is not None:
@@ -153,5 +162,5 @@ def plot_trajectory(traj: Trajectory, *, variant: Variant = "cos", title: str = 
     return figure_png(trajectory_figure(traj, variant=variant, title=title, mask=mask))
 
 
-__all__ = ["FLOOR", "QUANTILES", "ROUNDOFF", "band_label", "draw_band", "metrics_figure", "plot_trajectory",
+__all__ = ["FLOOR", "QUANTILES", "ROUNDOFF", "band_label", "draw_band", "literal", "metrics_figure", "plot_trajectory",
            "quantile_band", "shade_roundoff", "trajectory_figure", "trajectory_series"]

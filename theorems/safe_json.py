@@ -93,7 +93,14 @@ def loads(text: str, field: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def read_json(path: str | Path, field: str, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
-    """Read and parse a JSON file: a regular file of at most ``max_bytes``, UTF-8, bounded nesting."""
+    """Read and parse a JSON file: a regular file of at most ``max_bytes``, UTF-8, bounded nesting.
+
+    ``path`` is a ``str`` or a :class:`~pathlib.Path` (an integer would be read as a file
+    descriptor, bytes are not a path here) without NUL bytes."""
+    if not isinstance(path, (str, Path)):
+        raise InvalidInput(field, "a path to a JSON file (a str or a pathlib.Path)", type(path).__name__)
+    if "\0" in str(path):
+        raise InvalidInput(field, "a path without NUL bytes", str(path))
     try:
         st = os.stat(path)
     except OSError as exc:

@@ -82,6 +82,8 @@ class AttentionSystem:
                 raise InvalidInput(f"tokens[{bad}]", f"a unit vector (float tokens: | |x|^2 - 1 | <= {TOKEN_NORM_TOL:g})",
                                    f"norm {_shown_norm(float(np.sqrt(np.sum(tokens[bad] ** 2))))}",
                                    "Set \"normalize_tokens\": true in the instance to rescale the tokens explicitly")
+        tokens = tokens.copy()  # never the caller's array, and read-only: the checks above stay true
+        tokens.setflags(write=False)
         object.__setattr__(self, "tokens", tokens)
 
     @property

@@ -8,6 +8,7 @@ simulation's cost grows like ``samples * N^2 * d * H`` per step, and the number 
 from __future__ import annotations
 
 import math
+import numbers
 
 from theorems.errors import InvalidInput
 
@@ -37,12 +38,16 @@ t = 10 (1.1e7) 81 s; 100 digits to t = 1 (4.3e6) 22 s; 200 digits to t = 1 (1.7e
 
 
 def check_t_end(value: float, option: str = "--t-end") -> None:
-    if not (math.isfinite(value) and 0 < value <= MAX_T_END):
+    """A horizon in ``(0, MAX_T_END]``: a real number (not a bool, a string or a list)."""
+    is_number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (is_number and 0 < value <= MAX_T_END and math.isfinite(value)):  # a huge int: compared before isfinite
         raise InvalidInput(option, f"a positive finite number at most {MAX_T_END:g}", value)
 
 
 def check_range(option: str, value: int | None, low: int, high: int) -> None:
-    if value is not None and not low <= value <= high:
+    """``None`` (not given) or an integer in ``[low, high]`` (not a bool, a float or a string)."""
+    is_int = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if value is not None and not (is_int and low <= value <= high):
         raise InvalidInput(option, f"an integer between {low} and {high}", value)
 
 
@@ -51,13 +56,38 @@ def work(N: int, d: int, H: int, t_end: float, samples: int = 1) -> float:
     return float(samples) * N * N * d * H * max(t_end, 1.0)
 
 
-def estimate_seconds(N: int, d: int, H: int, t_end: float, samples: int = 1) -> float:
-    """Worst-case wall time of a float64 simulation (``RATE_*`` above)."""
-    return max(t_end, 1.0) * (RATE_BASE + samples * (RATE_SAMPLE + RATE_WORK * N * N * d * H))
+STIFF_SCALE = 4.0
+"""``beta * ||P||_2`` up to which the fitted rates hold (the presets and examples have ``beta = 1``,
+``||P||_2 <= 3``); above it the step size of an explicit method shrinks like ``1 / (beta ||P||)``."""
 
 
-def check_simulation(N: int, d: int, H: int, t_end: float, samples: int | None, digits: int | None) -> None:
-    """Refuse a ``verify simulate`` run whose cost model exceeds the limits above."""
+def stiffness(system, t_end: float) -> float:
+    """``max(1, beta * max_t ||P^h(t)||_2 / STIFF_SCALE)``, ``||P||`` sampled at 5 times in ``[0, t_end]``:
+    the factor by which a stiff instance (huge ``beta``) multiplies the number of steps. An estimate
+    for the time limits, not a bound (and never part of a proof)."""
+    import numpy as np
+
+    times = np.linspace(0.0, max(float(t_end), 0.0), 5)
+    p = max(float(np.linalg.norm(system.P_at(float(t)), ord=2, axis=(1, 2)).max()) for t in times)
+    with np.errstate(over="ignore", invalid="ignore"):
+        factor = system.beta_float * p / STIFF_SCALE
+    return float(factor) if np.isfinite(factor) and factor > 1.0 else (1.0 if np.isfinite(factor) else math.inf)
+
+
+def estimate_seconds(N: int, d: int, H: int, t_end: float, samples: int = 1, stiff: float = 1.0) -> float:
+    """Worst-case wall time of a float64 simulation (``RATE_*`` above), times the :func:`stiffness` factor."""
+    return stiff * max(t_end, 1.0) * (RATE_BASE + samples * (RATE_SAMPLE + RATE_WORK * N * N * d * H))
+
+
+def check_simulation(N: int, d: int, H: int, t_end: float, samples: int | None, digits: int | None,
+                     stiff: float = 1.0) -> None:
+    """Refuse a ``verify simulate`` run whose cost model exceeds the limits above (``stiff``: :func:`stiffness`)."""
+    if stiff > 1.0 and (digits is not None or estimate_seconds(N, d, H, t_end, samples or 1, stiff) > MAX_SIM_SECONDS):
+        est = estimate_seconds(N, d, H, t_end, samples or 1, stiff)
+        raise InvalidInput("beta / P", f"an instance the integrators can follow within {MAX_SIM_SECONDS:g} s "
+                           f"(beta ||P||_2 <= {STIFF_SCALE:g} runs at the fitted rates; above it the step size shrinks)",
+                           f"beta ||P||_2 ~ {stiff * STIFF_SCALE:.3g}: about {est:.3g} s",
+                           "Lower beta or the scale of P, or --t-end")
     if digits is not None:
         w = work(N, d, H, t_end) * digits ** 2
         if w > MAX_TAYLOR_WORK:
@@ -65,7 +95,7 @@ def check_simulation(N: int, d: int, H: int, t_end: float, samples: int | None, 
                                "Taylor method", f"{w:.3g} (N={N}, d={d}, H={H}, t_end={t_end:g}, digits={digits})",
                                "Lower --t-end, --digits or the instance size")
         return
-    est = estimate_seconds(N, d, H, t_end, samples or 1)
+    est = estimate_seconds(N, d, H, t_end, samples or 1, stiff)
     if est > MAX_SIM_SECONDS:
         raise InvalidInput("--t-end / --samples", f"a simulation estimated at most {MAX_SIM_SECONDS:g} s in the worst "
                            "case (docs/format.md)", f"about {est:.3g} s (samples={samples or 1}, N={N}, d={d}, H={H}, "
@@ -74,9 +104,11 @@ def check_simulation(N: int, d: int, H: int, t_end: float, samples: int | None, 
 
 def evidence_skip_reason(system, t_end: float) -> str | None:
     """Why ``verify theorem`` attaches no simulation to this instance, or ``None`` when it does."""
-    est = estimate_seconds(system.N, system.d, system.H, t_end)
+    stiff = stiffness(system, t_end)
+    est = estimate_seconds(system.N, system.d, system.H, t_end, 1, stiff)
     if est <= MAX_EVIDENCE_SECONDS:
         return None
+    why = f", beta ||P||_2 ~ {stiff * STIFF_SCALE:.3g}" if stiff > 1.0 else ""
     return (f"the simulation is estimated at {est:.3g} s in the worst case, above {MAX_EVIDENCE_SECONDS:g} s "
-            f"(N={system.N}, d={system.d}, H={system.H}, t_end={t_end:g}); run `verify simulate --instance FILE` "
+            f"(N={system.N}, d={system.d}, H={system.H}, t_end={t_end:g}{why}); run `verify simulate --instance FILE` "
             "with a shorter --t-end for numbers")

@@ -20,7 +20,8 @@ Two calls, used by every command that writes files:
   still leave a partial batch.
 
 Every refusal is :class:`~theorems.errors.InvalidInput` naming the option and the path, so the CLI
-exits 2 with one line and no traceback.
+exits 2 with one line and no traceback; a path that is not a ``str`` / ``os.PathLike`` of text, or
+that holds a NUL byte, is refused the same way (:func:`check_name`).
 """
 from __future__ import annotations
 
@@ -112,9 +113,19 @@ def _check_directory(option: str, directory: Path, shown: Path) -> None:
                            f"cannot write in {probe}: {exc.strerror or exc}") from None
 
 
+def check_name(option: str, path: object) -> Path:
+    """``path`` as a :class:`~pathlib.Path`: a ``str`` or ``os.PathLike`` of text without NUL bytes
+    (``os.lstat`` would raise ``ValueError``, ``Path(5)`` ``TypeError``)."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise InvalidInput(option, "a path (a str or a pathlib.Path)", path)
+    if "\0" in os.fspath(path):
+        raise InvalidInput(option, "a path without NUL bytes", os.fspath(path))
+    return Path(path)
+
+
 def check_file(target: Target, force: bool) -> None:
     """Refuse ``target`` unless it is absent (or a regular file and ``force``) in a writable directory."""
-    path = target.path
+    path = check_name(target.option, target.path)
     st = _lstat(path)
     if st is not None:
         if stat.S_ISLNK(st.st_mode):
@@ -130,6 +141,7 @@ def check_file(target: Target, force: bool) -> None:
 
 def check_dir(option: str, path: Path) -> None:
     """``path`` is (or can become) a writable directory that is not a symbolic link."""
+    path = check_name(option, path)
     st = _lstat(path)
     if st is not None:
         if stat.S_ISLNK(st.st_mode):
@@ -246,4 +258,4 @@ def _roll_back(temps: list[tuple[Target, Path]], done: list[tuple[Path, Path | N
 
 def file_targets(pairs: Iterable[tuple[str, str | Path | None]]) -> list[Target]:
     """``Target`` records for the options that were given (``None`` values are skipped)."""
-    return [Target(option, Path(path)) for option, path in pairs if path]
+    return [Target(option, check_name(option, path)) for option, path in pairs if path]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -30,6 +31,8 @@ SCHEMA_VERSION = "1"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
          "reproduce", "depth", "error")
 VERDICTS = ("holds", "fails", "unknown", "certificate_invalid")
+VERDICT_EXIT = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5}
+"""The CLI exit code each verdict carries (theorems.verdict.ExitCode)."""
 
 
 def schema_path(kind: str) -> Path:
@@ -56,27 +59,44 @@ def envelope(kind: str, body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _json_value(value: Any) -> Any:
+    """``value`` as strict JSON can carry it: a finite number, a string, a bool or null, else its repr."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)  # NaN / Infinity are not JSON
+    return repr(value)
+
+
 def error_payload(exc: BaseException) -> dict[str, Any]:
     """The JSON form of a usage or input error: field, expected and got when the error names them."""
     err = {"field": getattr(exc, "field", None), "expected": getattr(exc, "expected", None),
            "got": None, "message": str(exc)}
     if hasattr(exc, "got"):
-        got = exc.got
-        err["got"] = got if isinstance(got, (str, int, float, bool)) or got is None else repr(got)
+        err["got"] = _json_value(exc.got)
     if hasattr(exc, "known") and hasattr(exc, "name"):  # theorems.errors.UnknownName
-        err.update(field=getattr(exc, "kind", None), expected="one of: " + ", ".join(exc.known), got=exc.name)
+        err.update(field=getattr(exc, "kind", None), expected="one of: " + ", ".join(map(str, exc.known)),
+                   got=_json_value(exc.name))
+    err = {k: (v if k == "got" or v is None or isinstance(v, str) else str(v)) for k, v in err.items()}
     if getattr(exc, "hint", ""):
         err["hint"] = exc.hint
     return envelope("error", {"error": err})
 
 
+def _readonly(self, *args: Any, **kwargs: Any):
+    raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
+
+
 class FrozenDict(dict):
-    """A read-only ``dict`` (still a ``dict``, so ``json.dumps(report.payload)`` works)."""
+    """A read-only ``dict`` (still a ``dict``, so ``json.dumps(report.payload)`` works).
 
-    def _readonly(self, *args: Any, **kwargs: Any):
-        raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
+    Built only by :func:`_freeze` (``dict.__init__`` fills it once); every mutating method,
+    ``__init__`` included, refuses afterwards."""
 
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _readonly
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = __init__ = _readonly
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self, sort_keys=True, default=repr))
 
     def __deepcopy__(self, memo: dict) -> dict:
         return _thaw(self)
@@ -88,11 +108,11 @@ class FrozenDict(dict):
 class FrozenList(list):
     """A read-only ``list`` (equal to the plain list it copies; serialises as a JSON array)."""
 
-    def _readonly(self, *args: Any, **kwargs: Any):
-        raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
-
     __setitem__ = __delitem__ = __iadd__ = __imul__ = append = extend = insert = pop = remove = clear = \
-        sort = reverse = _readonly
+        sort = reverse = __init__ = _readonly
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
     def __deepcopy__(self, memo: dict) -> list:
         return _thaw(self)
@@ -102,10 +122,16 @@ class FrozenList(list):
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, FrozenDict | FrozenList):
+        return value
     if isinstance(value, Mapping):
-        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+        out = dict.__new__(FrozenDict)
+        dict.__init__(out, {k: _freeze(v) for k, v in value.items()})
+        return out
     if isinstance(value, (list, tuple)):
-        return FrozenList(_freeze(v) for v in value)
+        out = list.__new__(FrozenList)
+        list.__init__(out, [_freeze(v) for v in value])
+        return out
     return value
 
 
@@ -122,7 +148,8 @@ class Report:
     """What one ``verify`` command (or :mod:`verify.api` call) produced.
 
     ``payload`` is the JSON body (with :func:`envelope`'s header), ``text`` the console rendering,
-    ``exit_code`` the CLI exit code carried by the verdict, ``files`` the paths written, and
+    ``exit_code`` the CLI exit code carried by the verdict (derived from it when not given; one that
+    contradicts it is refused), ``files`` the paths written, and
     ``record`` the typed library record behind it when there is one (a theorem report, an
     ``SOSResult``, a trajectory); it is not serialised.
     """
@@ -130,13 +157,27 @@ class Report:
     kind: str
     payload: Mapping[str, Any]
     text: str
-    exit_code: int = 0
+    exit_code: int | None = None
     files: tuple[str, ...] = ()
     record: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "payload", _freeze(envelope(self.kind, _thaw(self.payload))))
         object.__setattr__(self, "files", tuple(str(f) for f in self.files))
+        verdict = self.payload.get("verdict")
+        if self.exit_code is None:  # the code the verdict carries (0 for a report that decides nothing)
+            object.__setattr__(self, "exit_code", VERDICT_EXIT.get(verdict, 0))
+        if isinstance(self.exit_code, bool) or not isinstance(self.exit_code, int):
+            raise ValueError(f"exit_code must be an int, got {self.exit_code!r}")
+        if verdict is not None and self.exit_code != VERDICT_EXIT[verdict]:
+            raise ValueError(f"exit code {self.exit_code!r} contradicts the verdict {verdict!r} "
+                             f"(which exits {VERDICT_EXIT[verdict]})")
+
+    def __deepcopy__(self, memo: dict) -> "Report":
+        return self  # immutable all the way down (the record is shared, as a frozen record may be)
+
+    def __reduce__(self):
+        return (Report, (self.kind, _thaw(self.payload), self.text, self.exit_code, self.files, self.record))
 
     @property
     def verdict(self) -> str | None:
@@ -153,7 +194,7 @@ class Report:
         return _thaw(self.payload)
 
     def dumps(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_json(), indent=indent)
+        return json.dumps(self.to_json(), indent=indent, allow_nan=False)
 
     def __str__(self) -> str:
         return self.text

@@ -123,7 +123,7 @@ CASES = [
     ("simulate t_end 1e300", lambda t: SIM + ["--t-end", "1e300"], "--t-end: expected a positive finite number at most 5000"),
     ("simulate t_end nan", lambda t: SIM + ["--t-end", "nan"], "--t-end"),
     ("simulate t_end -inf", lambda t: SIM + ["--t-end=-inf"], "--t-end"),
-    ("simulate digits", lambda t: SIM + ["--t-end", "1", "--digits", "100000"], "--digits: expected an integer between 5 and 200"),
+    ("simulate digits", lambda t: SIM + ["--t-end", "1", "--digits", "100000"], "--digits: expected an integer between 8 and 200"),
     ("simulate samples", lambda t: SIM + ["--t-end", "1", "--samples", "1000000"], "--samples"),
     ("simulate tokens", lambda t: SIM + ["--t-end", "1", "--tokens", "100000"], "--tokens"),
     ("simulate dim", lambda t: SIM + ["--t-end", "1", "--dim", "5000"], "--dim"),

@@ -145,6 +145,8 @@ class Registry:
             raise InvalidInput("registry", "distinct theorem ids", sorted(i for i in ids if ids.count(i) > 1))
 
     def get(self, theorem_id: str) -> Theorem:
+        if not isinstance(theorem_id, str):  # 3.2 as a float, None, b"3.2": never guessed at
+            raise InvalidInput("theorem id", "a result id as text, such as '4.2' (see 'verify list')", theorem_id)
         by_id = {th.id: th for th in self.theorems}
         key = theorem_id.strip()
         key = key.removeprefix("theorem").removeprefix("Theorem").strip() or key

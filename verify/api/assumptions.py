@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from theorems.errors import InvalidInput
 from verify.report import Report
 
 from ._inputs import resolve_instance
@@ -24,6 +25,8 @@ def assumptions(theorem_id: str, instance: Any = None) -> Report:
     """
     from theorems.catalogue import get  # lazily: the catalogue imports SymPy (cold start)
 
+    if not isinstance(theorem_id, str):
+        raise InvalidInput("theorem_id", "a result id as text, such as '4.2' (see 'verify list')", theorem_id)
     theorem = get(theorem_id)
     report = theorem.check(resolve_instance(instance))
     payload = report.to_json()

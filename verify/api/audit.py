@@ -10,8 +10,10 @@ torch is imported inside the call, never by ``import verify``)::
 
 ``model`` is a registry name (``gpt2-xl``, ``minilm``, ...), a local directory or ``.gguf`` file,
 or an already loaded :class:`llm_checks.loaders.LoadedModel` (then the loading options
-``weights``, ``random_init`` and ``allow_pickle`` do not apply and are refused).  ``seed`` seeds
-the random initialisation and the hemisphere prompts.  ``plot`` writes the layer x head heatmaps
+``weights``, ``random_init`` and ``allow_pickle`` do not apply and are refused).  ``seed`` (an
+integer below 2^64) seeds the random initialisation and the hemisphere prompts; ``hemisphere_prompts``
+is at most 1000 and ``hemisphere_tokens`` at most 2048 (:data:`LIMITS`).  Every option is
+type-checked before anything loads (a bool option takes ``True`` / ``False`` only).  ``plot`` writes the layer x head heatmaps
 (PNG), refused before any work when the target is unsafe (:mod:`verify.outputs`; ``force``
 replaces an existing file).  Nothing here prints: ``on_event(message)`` receives the loader's
 messages and ``progress(fraction, label)`` is called once per measured layer.
@@ -26,7 +28,7 @@ from theorems.errors import InvalidInput
 from verify.outputs import Target, check_targets, write_all
 from verify.report import Report
 
-from ._options import OptionConflict, keyword
+from ._options import OptionConflict, check_bool, check_int, check_path, check_seed, keyword
 
 
 @dataclass(frozen=True)
@@ -55,28 +57,46 @@ def _is_loaded(model: Any) -> bool:
     return isinstance(model, LoadedModel)
 
 
+LIMITS = {"hemisphere_prompts": (0, 1000), "hemisphere_tokens": (2, 2048)}
+"""Range of the size options (the hemisphere test keeps every token state of every prompt in memory;
+the model's learned positions may limit ``hemisphere_tokens`` further); ``seed`` is below 2^64."""
+BOOLS = ("random_init", "allow_pickle", "no_tables", "force")
+
+
 def check_options(model, opts: AuditOptions, name: Callable[[str], str] = keyword) -> list[Target]:
     """Every option and the plot target, before loading anything (errors name options with ``name``)."""
     from llm_checks.audit import resolve_theorems
 
-    for key, low in (("hemisphere_prompts", 0), ("hemisphere_tokens", 2), ("seed", 0)):
-        value = getattr(opts, key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InvalidInput(name(key), f"an integer >= {low}", value)
+    for key, (low, high) in LIMITS.items():
+        check_int(name(key), getattr(opts, key), low, high)
+    check_seed(name("seed"), opts.seed)  # torch.manual_seed takes 64 bits
+    for key in BOOLS:
+        check_bool(name(key), getattr(opts, key))
     if _is_loaded(model):
         for key in ("weights", "random_init", "allow_pickle"):
             if getattr(opts, key):
                 raise OptionConflict(name(key), "has no effect on an already loaded model", getattr(opts, key))
     elif not isinstance(model, (str, Path)):
         raise InvalidInput("model", "a model name, a local directory or .gguf file, or a LoadedModel", type(model).__name__)
+    check_path(name("weights"), opts.weights)
+    _check_theorem_ids(opts.theorem, name)
     resolve_theorems(opts.theorem)  # fail fast on a typo, before loading a large model
     targets = []
-    if opts.plot:
+    plot = check_path(name("plot"), opts.plot)
+    if plot is not None:
         if not str(opts.plot).lower().endswith(".png"):
             raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
-        targets = [Target(name("plot"), Path(opts.plot))]
+        targets = [Target(name("plot"), plot)]
     check_targets(targets, opts.force)
     return targets
+
+
+def _check_theorem_ids(ids: Any, name: Callable[[str], str]) -> None:
+    """``None`` (every audited theorem), one id or a list of ids, as text."""
+    if ids is None or isinstance(ids, str):
+        return
+    if not isinstance(ids, (list, tuple)) or not all(isinstance(i, str) for i in ids):
+        raise InvalidInput(name("theorem"), "a theorem id such as '4.2' or a list of ids (text)", ids)
 
 
 def run(model, opts: AuditOptions, targets: list[Target], *, progress: Callable[..., None] | None = None,

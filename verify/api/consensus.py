@@ -12,7 +12,9 @@ is a number of random-token prompts or a file (a JSON list of token-id lists, or
 per line, tokenized with the model's tokenizer).  ``out`` receives ``consensus.json`` and
 ``consensus.npz`` and, while the run lasts, a checkpoint after every pass (``resume`` continues
 it); ``plot`` a PNG.  Every target is checked before the model is loaded and every file is
-rendered before any is written (:mod:`verify.outputs`).  Nothing here prints: ``on_event`` gets
+rendered before any is written (:mod:`verify.outputs`).  Every option is type-checked before the
+model loads: the sizes against :data:`LIMITS`, ``seed`` below 2^64, ``device`` ``cpu`` or
+``cuda[:N]``, and a bool option takes ``True`` / ``False`` only.  Nothing here prints: ``on_event`` gets
 the loader's messages, ``progress(fraction)`` the blocks measured.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ from verify.limits import check_range
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from ._options import keyword
+from ._options import check_bool, check_int, check_path, check_seed, is_int, keyword
 
 CHECKPOINT = "checkpoint.npz"
 """Written to ``out`` after every pass of every prompt batch; removed when the run completes."""
@@ -70,35 +72,67 @@ class ConsensusCall:
         return self.weights_mode or ("random" if self.random_init else "trained")
 
 
+BOOLS = ("random_init", "no_ffn", "center", "final_ln", "compare_float32", "resume", "force")
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+WEIGHTS_MODES = ("trained", "random", "random-fresh")
+
+
 def _prompt_count(value) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
+    """The number of random prompts ``value`` names (an int or a string of digits), else ``None`` (a file)."""
+    if is_int(value):
+        return int(value)
     text = str(value).strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _check_prompts(value, name: Callable[[str], str]) -> int | None:
+    """``prompts``: a count (an int or a string of digits) or an existing prompts file (a str or a Path)."""
+    if not (is_int(value) or isinstance(value, (str, Path))):
+        raise InvalidInput(name("prompts"), "a number of random prompts or an existing prompts file", value)
+    count = _prompt_count(value)
+    if count is None and not check_path(name("prompts"), value).is_file():
+        raise InvalidInput(name("prompts"), "a number of random prompts or an existing prompts file", value)
+    return count
+
+
+def _check_device(opts: ConsensusCall, name: Callable[[str], str]) -> None:
+    """``device`` (cpu or cuda[:N]), ``dtype`` and ``weights_mode``, before the loader sees them."""
+    if not isinstance(opts.device, str) or not (opts.device == "cpu" or opts.device.startswith("cuda")):  # as the loader
+        raise InvalidInput(name("device"), "cpu or cuda[:N]", opts.device)
+    if not isinstance(opts.dtype, str) or opts.dtype not in DTYPES:
+        raise InvalidInput(name("dtype"), ", ".join(DTYPES), opts.dtype)
+    if opts.weights_mode is not None and (not isinstance(opts.weights_mode, str) or opts.weights_mode not in WEIGHTS_MODES):
+        raise InvalidInput(name("weights_mode"), "'trained', 'random' or 'random-fresh'", opts.weights_mode)
 
 
 def check_options(opts: ConsensusCall, name: Callable[[str], str] = keyword) -> list[Target]:
     """Option limits and every output file, before loading or measuring anything."""
     from llm_checks.metrics import check_metric_options
 
-    if isinstance(opts.seed, bool) or not isinstance(opts.seed, int) or opts.seed < 0:
-        raise InvalidInput(name("seed"), "a non-negative integer", opts.seed)
-    count = _prompt_count(opts.prompts)
-    if count is None and not Path(opts.prompts).is_file():
-        raise InvalidInput(name("prompts"), "a number of random prompts or an existing prompts file", opts.prompts)
+    check_seed(name("seed"), opts.seed)  # torch.manual_seed takes 64 bits
+    for key in BOOLS:
+        check_bool(name(key), getattr(opts, key))
+    count = _check_prompts(opts.prompts, name)
     sizes = {"prompts": count, "tokens": opts.tokens, "passes": opts.passes, "batch_size": opts.batch_size}
     for key, high in LIMITS.items():
-        if sizes[key] is not None:
-            check_range(name(key), sizes[key], 2 if key == "tokens" else 1, high)
+        if key != "prompts" or count is not None:  # a prompts file is counted once read
+            check_int(name(key), sizes[key], 2 if key == "tokens" else 1, high)
+    _check_device(opts, name)
+    check_path(name("weights"), opts.weights)
     try:
         check_metric_options(opts.anchor, opts.center)
     except InvalidInput as exc:
         raise InvalidInput(name("anchor"), exc.expected, opts.anchor, hint=exc.hint) from None
     if opts.resume and not opts.out:
         raise InvalidInput(name("resume"), f"{name('out')} DIR naming the directory of the interrupted run", None)
+    return _targets(opts, name)
+
+
+def _targets(opts: ConsensusCall, name: Callable[[str], str]) -> list[Target]:
+    """``out`` (``consensus.json``, ``consensus.npz`` and the checkpoint) and ``plot``, checked."""
     targets = []
-    if opts.out:
-        out = Path(opts.out)
+    out = check_path(name("out"), opts.out)
+    if out is not None:
         check_dir(name("out"), out)
         targets += [Target(name("out"), out / "consensus.json"), Target(name("out"), out / "consensus.npz")]
         ckpt = out / CHECKPOINT
@@ -107,10 +141,11 @@ def check_options(opts: ConsensusCall, name: Callable[[str], str] = keyword) -> 
         if ckpt.exists() and not opts.resume and not opts.force:
             raise InvalidInput(name("out"), "a directory without an unfinished run", f"checkpoint {ckpt}",
                                hint=f"pass {name('resume')} to continue it, or {name('force')} to start afresh")
-    if opts.plot:
+    plot = check_path(name("plot"), opts.plot)
+    if plot is not None:
         if not str(opts.plot).lower().endswith(".png"):
             raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
-        targets.append(Target(name("plot"), Path(opts.plot)))
+        targets.append(Target(name("plot"), plot))
     check_targets(targets, opts.force or opts.resume)
     return targets
 
@@ -200,8 +235,6 @@ def consensus(model, *, weights: str | Path | None = None, random_init: bool = F
     The report's ``record`` is the :class:`llm_checks.consensus.ConsensusResult`."""
     opts = ConsensusCall(weights, random_init, prompts, tokens, passes, no_ffn, weights_mode, anchor, center, final_ln,
                          device, dtype, compare_float32, seed, batch_size, plot, out, resume, force)
-    if opts.weights_mode is not None and opts.weights_mode not in ("trained", "random", "random-fresh"):
-        raise InvalidInput("weights_mode", "'trained', 'random' or 'random-fresh'", opts.weights_mode)
     return run(model, opts, check_options(opts), progress=progress, on_event=on_event)
 
 

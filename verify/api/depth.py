@@ -8,19 +8,23 @@ hypothesis fails, 4 no bound could be certified.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from theorems.errors import InvalidInput
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report, envelope
 
 from ._inputs import resolve_instance
+from ._options import check_bool, check_int, check_path, keyword
 
 MAX_ENTRY_BUDGET = 1000
 THEOREMS = ("3.2", "4.2")
 MODELS = ("ode", "layers")
+_EXPONENT = re.compile(r"[eE][+-]?0*(\d+)")
+"""The exponent of a decimal: ``Fraction("1e999999999")`` would build a billion-digit integer."""
 
 
 def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = None, eps: str | Fraction = "1/100",
@@ -38,24 +42,33 @@ def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = N
     receiving the report and the depth certificate (checked before any work; existing files are
     replaced only with ``force``).  ``record`` is the :class:`~verify.depth.certify.DepthReport`.
     """
+    return run(theorem_id, model=model, tau=tau, eps=eps, instance=instance, entry_budget=entry_budget,
+               simulate=simulate, save=save, force=force)
+
+
+def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = None, eps: str | Fraction = "1/100",
+        instance: Any = None, entry_budget: int = 64, simulate: bool = True, save: str | Path | None = None,
+        force: bool = False, name: Callable[[str], str] = keyword) -> Report:
+    """:func:`depth`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
     from verify.depth import certify_depth
     from verify.depth.defaults import default_instance
 
-    if theorem_id not in THEOREMS:
-        raise InvalidInput("ID", "3.2 or 4.2", theorem_id, "verify depth certifies Theorem 3.2 and Theorem 4.2")
-    if model not in MODELS:
-        raise InvalidInput("--model", "'ode' or 'layers'", model)
-    eps_q = _rational(eps, "--eps", Fraction(0), Fraction(1))
-    tau_q = None if tau is None else _rational(tau, "--tau", Fraction(0), Fraction(10 ** 6))
+    if not isinstance(theorem_id, str) or theorem_id not in THEOREMS:
+        raise InvalidInput(name("theorem_id"), "3.2 or 4.2", theorem_id, "verify depth certifies Theorem 3.2 and Theorem 4.2")
+    if not isinstance(model, str) or model not in MODELS:
+        raise InvalidInput(name("model"), "'ode' or 'layers'", model)
+    eps_q = _rational(eps, name("eps"), Fraction(0), Fraction(1))
+    tau_q = None if tau is None else _rational(tau, name("tau"), Fraction(0), Fraction(10 ** 6))
     if tau is not None and model != "layers":
-        raise InvalidInput("--tau", "only with --model layers", tau)
-    if isinstance(entry_budget, bool) or not isinstance(entry_budget, int) or not 0 <= entry_budget <= MAX_ENTRY_BUDGET:
-        raise InvalidInput("--entry-budget", f"an integer between 0 and {MAX_ENTRY_BUDGET}", entry_budget)
+        raise InvalidInput(name("tau"), f"only with {name('model')} layers", tau)
+    entry_budget = check_int(name("entry_budget"), entry_budget, 0, MAX_ENTRY_BUDGET)
+    simulate, force = check_bool(name("simulate"), simulate), check_bool(name("force"), force)
     safe = f"{theorem_id.replace('.', '_')}__depth_{model}"
-    save = Path(save) if save else None
+    save = check_path(name("save"), save)
     if save is not None:
-        check_dir("--save", save)
-        check_targets([Target("--save", save / f"{safe}.json"), Target("--save", save / f"{safe}__report.json")], force)
+        check_dir(name("save"), save)
+        check_targets([Target(name("save"), save / f"{safe}.json"), Target(name("save"), save / f"{safe}__report.json")],
+                      force)
     system = resolve_instance(instance, lambda: default_instance(theorem_id))
     report = certify_depth(theorem_id, system, eps_q, model, tau_q, simulate=simulate, entry_budget=entry_budget)
     body = report.to_json()
@@ -67,16 +80,22 @@ def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = N
     text = depth_text(payload, tau_q is None)
     files: list[Path] = []
     if save is not None:  # computed and rendered before anything is written
-        batch = [(Target("--save", save / f"{safe}__report.json"), json.dumps(payload, indent=1))]
+        batch = [(Target(name("save"), save / f"{safe}__report.json"), json.dumps(payload, indent=1))]
         if report.certificate is not None:
-            batch.insert(0, (Target("--save", save / f"{safe}.json"), json.dumps(report.certificate.to_json(), indent=1)))
+            batch.insert(0, (Target(name("save"), save / f"{safe}.json"),
+                             json.dumps(report.certificate.to_json(), indent=1)))
         files = write_all(batch, force)
     return Report("depth", payload, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
 
 
 def _rational(text: Any, option: str, low_open: Fraction, high_open: Fraction | None) -> Fraction:
+    shown = str(text).strip()
+    exponent = _EXPONENT.search(shown)
+    if len(shown) > 200 or (exponent and len(exponent.group(1)) > 3):
+        raise InvalidInput(option, "a rational such as 1/100 or 0.01 (at most 200 characters, exponents below 1000)",
+                           text)
     try:
-        q = Fraction(str(text).strip())
+        q = Fraction(shown)
     except (ValueError, ZeroDivisionError):
         raise InvalidInput(option, "a rational such as 1/100 or 0.01", text) from None
     if not (q > low_open and (high_open is None or q < high_open)):

@@ -6,12 +6,13 @@ the verdict: 0 certified, 3 refuted (the origin is not an equilibrium), 4 inconc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from theorems.errors import InvalidInput
 from verify.report import Report
 
-from .sos import check_degree, check_solver, save_certificate, save_targets
+from ._options import check_bool, check_path, keyword
+from .sos import check_degree, check_solver, save_certificate, save_shown, save_targets
 
 
 def lyapunov(field: str | Sequence[str], *, vars: str | Sequence[str], degree: int = 2, eps: str = "1/100",
@@ -26,20 +27,29 @@ def lyapunov(field: str | Sequence[str], *, vars: str | Sequence[str], degree: i
     (checked before any work; replaced only with ``force``).  ``record`` is the
     :class:`~verify.sos.result.LyapunovResult`.
     """
+    return run(field, vars=vars, degree=degree, eps=eps, decay=decay, solver=solver, save=save, force=force)
+
+
+def run(field: str | Sequence[str], *, vars: str | Sequence[str], degree: int = 2, eps: str = "1/100",
+        decay: str = "0", solver: str = "clarabel", save: str | Path | None = None, force: bool = False,
+        name: Callable[[str], str] = keyword) -> Report:
+    """:func:`lyapunov`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
     from verify.sos.lyapunov import find_lyapunov
     from verify.sos.parse import parse_polynomial, symbols_from_names
 
-    check_degree(degree, low=2)
-    solver = check_solver(solver)
-    save = save or None
-    targets = save_targets(save, force)
-    symbols = symbols_from_names(vars, "--vars")
-    parts = _components(field)
+    degree = check_degree(degree, low=2, name=name)
+    solver = check_solver(solver, name)
+    force = check_bool(name("force"), force)
+    shown = save_shown(save, name)
+    targets = save_targets(check_path(name("save"), save), force, name)
+    symbols = symbols_from_names(vars, name("vars"))
+    parts = _components(field, name)
     if len(parts) != len(symbols) or not all(parts):
-        raise InvalidInput("--field", f"{len(symbols)} comma-separated components (one per variable in --vars)", field)
-    components = [parse_polynomial(p, symbols, f"--field component {k + 1}") for k, p in enumerate(parts)]
+        raise InvalidInput(name("field"), f"{len(symbols)} comma-separated components (one per variable in "
+                           f"{name('vars')})", field)
+    components = [parse_polynomial(p, symbols, f"{name('field')} component {k + 1}") for k, p in enumerate(parts)]
     result = find_lyapunov(components, symbols, degree=degree, eps=eps, decay=decay, solver=solver.upper())
-    files, saved = save_certificate(targets, result.certificate, force, str(save))
+    files, saved = save_certificate(targets, result.certificate, force, shown)
     return Report("lyapunov", result.to_json(), lyapunov_text(result, saved), exit_code=int(result.status.exit_code),
                   files=files, record=result)
 
@@ -56,9 +66,9 @@ def lyapunov_text(result, saved: str = "") -> str:
     return "\n".join(lines)
 
 
-def _components(field) -> list[str]:
+def _components(field, name: Callable[[str], str] = keyword) -> list[str]:
     if isinstance(field, str):
         return [p.strip() for p in field.split(",")]
     if isinstance(field, (list, tuple)) and all(isinstance(p, str) for p in field):
         return [p.strip() for p in field]
-    raise InvalidInput("--field", "the components of dx/dt as one string 'y, -x - y' or a list of strings", field)
+    raise InvalidInput(name("field"), "the components of dx/dt as one string 'y, -x - y' or a list of strings", field)

@@ -26,7 +26,10 @@ Kinds with nothing to draw (``list``, ``assumptions``, ``sos``, ``lyapunov``, ``
 from __future__ import annotations
 
 import inspect
+import numbers
+import re
 from dataclasses import asdict, is_dataclass
+from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -46,6 +49,9 @@ NOTHING_TO_DRAW = {
 }
 OPTIONS = {"simulate": ("title", "variant"), "consensus": ("title",), "audit": ("title",), "depth": ("title", "label"),
            "theorem": ("title",)}
+VARIANTS = ("cos", "abs")
+_RATIONAL = re.compile(r"-?\d{1,400}(/\d{1,400})?")
+"""A bound as the depth payload writes it: an integer or ``p/q`` (at most 400 digits each)."""
 
 
 def figure_for(report: Report, **options: Any) -> Any:
@@ -61,7 +67,68 @@ def figure_for(report: Report, **options: Any) -> Any:
     if unknown:
         raise InvalidInput("plot options", f"options of a {report.kind} figure: {', '.join(OPTIONS[report.kind])}", unknown)
     draw: Callable[[Report, Mapping[str, Any]], Any] = _DRAW[report.kind]
-    return draw(report, options)
+    return draw(report, _checked_options(options))
+
+
+def _checked_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``title`` and ``label`` are text, ``variant`` is ``"cos"`` or ``"abs"``; ``None`` means not given."""
+    given = {k: v for k, v in options.items() if v is not None}
+    for key in ("title", "label"):
+        if key in given and not isinstance(given[key], str):
+            raise InvalidInput(f"plot {key}", "text (a str)", type(given[key]).__name__)
+    if "variant" in given and (not isinstance(given["variant"], str) or given["variant"] not in VARIANTS):
+        raise InvalidInput("plot variant", "'cos' or 'abs'", given["variant"])
+    return given
+
+
+def _is_numbers(value: Any, ndim: int) -> bool:
+    """``value`` is a (nested) list of real numbers ``ndim`` deep, as a payload holds them."""
+    if ndim == 0:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if isinstance(value, np.ndarray):
+        return value.ndim == ndim and np.issubdtype(value.dtype, np.number) and not np.issubdtype(value.dtype, np.bool_)
+    return isinstance(value, (list, tuple)) and all(_is_numbers(v, ndim - 1) for v in value)
+
+
+def _numbers(value: Any, field: str, ndim: int = 1) -> np.ndarray:
+    """A payload's list (``ndim`` 1) or table (``ndim`` 2) of numbers as a non-empty float array."""
+    expected = "a non-empty list of numbers" if ndim == 1 else "a non-empty table (list of equal-length lists) of numbers"
+    if not _is_numbers(value, ndim):
+        raise InvalidInput(field, expected, _shown(value))
+    try:
+        a = np.asarray(value, dtype=float)
+    except ValueError:  # ragged rows
+        raise InvalidInput(field, expected, "rows of different lengths") from None
+    if a.ndim != ndim or a.size == 0:
+        raise InvalidInput(field, expected, f"shape {a.shape}")
+    return a
+
+
+def _shown(value: Any) -> Any:
+    """What arrived, short: a scalar as is, a container by its type and length."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    try:
+        size = f" of {len(value)}"
+    except TypeError:  # no length (an object, a 0-d array)
+        size = ""
+    kind = "a list" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, Mapping) else type(value).__name__
+    return f"{kind}{size}"
+
+
+def _mapping(value: Any, field: str) -> Mapping[str, Any]:
+    """A payload's object (``None``: empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInput(field, "an object (a dict)", _shown(value))
+    return value
+
+
+def _variant(value: Any) -> str:
+    if not isinstance(value, str) or value not in VARIANTS:
+        raise InvalidInput("plot variant", "'cos' or 'abs' (the report's E_variant)", _shown(value))
+    return value
 
 
 def _is_trajectory(record: Any) -> bool:
@@ -74,7 +141,10 @@ def _simulate(report: Report, options: Mapping[str, Any]) -> Any:
     p = report.payload
     mask = p.get("mask")
     title = options.get("title", p.get("instance", ""))
-    variant = options.get("variant") or p.get("E_variant") or (p.get("options") or {}).get("variant") or "cos"
+    if not isinstance(title, str):
+        raise InvalidInput("instance", "the instance name (text) for the title", _shown(title))
+    run_options = _mapping(p.get("options"), "options")
+    variant = _variant(options.get("variant") or p.get("E_variant") or run_options.get("variant") or "cos")
     if _is_trajectory(report.record):
         return trajectory_figure(report.record, variant=variant, title=title, mask=mask)
     t, series, suffix = _payload_series(p)
@@ -88,11 +158,16 @@ def _payload_series(p: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.ndar
     names = ("E_first", "E_pair", "V")
     if isinstance(p.get("batch"), Mapping) and "t" in p["batch"]:
         b = p["batch"]
-        series = {k: np.asarray(b[k]["mean"], dtype=float) for k in names if isinstance(b.get(k), Mapping)}
-        return np.asarray(b["t"], dtype=float), series, f": mean of {b.get('instances', '?')} (payload: no per-run values)"
+        for k in names:
+            if k in b and not (isinstance(b[k], Mapping) and "mean" in b[k]):
+                raise InvalidInput(f"batch.{k}", "an object with the mean over the runs (batch.<metric>.mean)", _shown(b[k]))
+        series = {k: _numbers(b[k]["mean"], f"batch.{k}.mean") for k in names if k in b}
+        count = b.get("instances", "?")
+        shown = count if isinstance(count, int) and not isinstance(count, bool) else "?"
+        return _numbers(b["t"], "batch.t"), series, f": mean of {shown} (payload: no per-run values)"
     if isinstance(p.get("series"), Mapping) and "t" in p["series"]:
         s = p["series"]
-        return np.asarray(s["t"], dtype=float), {k: np.asarray(s[k], dtype=float) for k in names if k in s}, ""
+        return _numbers(s["t"], "series.t"), {k: _numbers(s[k], f"series.{k}") for k in names if k in s}, ""
     raise InvalidInput("plot", "a simulate report with its trajectory (report.record) or a payload with series "
                        "(batch.t with batch.E_first.mean, ..., or series.t with series.E_first, ...)",
                        "a payload with final values only", hint="use the report returned by verify.simulate(...), "
@@ -107,35 +182,52 @@ def _consensus(report: Report, options: Mapping[str, Any]) -> Any:
         opts = asdict(record.options) if is_dataclass(record.options) else dict(record.options)
         E, n_blocks, prov = record.E, int(record.n_blocks), dict(record.provenance)
     else:
-        metrics = p.get("metrics") or {}
-        if not all(isinstance(m, Mapping) and "per_prompt" in m for m in metrics.values()) or not metrics:
-            raise InvalidInput("plot", "a consensus report with per-prompt values (metrics.<name>.per_prompt) or its record",
-                               "a summary without per-prompt values")
-        E = {name: np.asarray(m["per_prompt"], dtype=float) for name, m in metrics.items()}
-        n_blocks, prov, opts = int(p["n_blocks"]), dict(p.get("provenance", {})), dict(p.get("options", {}))
+        E, n_blocks = _consensus_payload(p)
+        prov, opts = dict(_mapping(p.get("provenance"), "provenance")), dict(_mapping(p.get("options"), "options"))
     return consensus_curves_figure(E, n_blocks, options.get("title") or consensus_title(prov, opts))
 
 
+def _consensus_payload(p: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int]:
+    """``(per-prompt tables by metric, blocks per pass)`` from a consensus payload, checked."""
+    metrics = p.get("metrics") or {}
+    if not isinstance(metrics, Mapping) or not metrics or not all(
+            isinstance(m, Mapping) and "per_prompt" in m for m in metrics.values()):
+        raise InvalidInput("plot", "a consensus report with per-prompt values (metrics.<name>.per_prompt) or its record",
+                           "a summary without per-prompt values")
+    E = {name: _numbers(m["per_prompt"], f"metrics.{name}.per_prompt", ndim=2) for name, m in metrics.items()}
+    n_blocks = p.get("n_blocks")
+    if isinstance(n_blocks, bool) or not isinstance(n_blocks, int) or n_blocks < 1:
+        raise InvalidInput("n_blocks", "a positive integer (the blocks of one pass)", _shown(n_blocks))
+    return E, n_blocks
+
+
 def _audit(report: Report, options: Mapping[str, Any]) -> Any:
-    from numerics.plot_layers import audit_heatmaps_figure
+    from numerics.plot_layers import AUDIT_PANELS, audit_heatmaps_figure
+    from numerics.plotting import literal
 
     record, p = report.record, report.payload
     if hasattr(getattr(record, "measurements", None), "heads"):
         heads, layout, prov = record.measurements.heads, record.layout, record.provenance
     elif isinstance(p.get("heads"), Mapping):
-        heads, layout, prov = p["heads"], p.get("layout", {}), p.get("provenance", {})
+        tables = [name for name, _, _ in AUDIT_PANELS]
+        heads = {k: _numbers(p["heads"][k], f"heads.{k}", ndim=2) for k in tables if k in p["heads"]}
+        layout, prov = _mapping(p.get("layout"), "layout"), _mapping(p.get("provenance"), "provenance")
     else:
         raise InvalidInput("plot", "an audit report with its layer x head tables (payload 'heads' or the record)",
                            "an audit payload without tables", hint="run the audit without --no-tables")
     if "d_model" not in layout:
         raise InvalidInput("plot", "an audit report whose layout names d_model", sorted(layout))
-    fig = audit_heatmaps_figure(heads, int(layout["d_model"]), str(prov.get("model")))
+    d_model = layout["d_model"]
+    if isinstance(d_model, bool) or not isinstance(d_model, numbers.Integral) or d_model < 1:
+        raise InvalidInput("layout.d_model", "a positive integer (the model width)", _shown(d_model))
+    fig = audit_heatmaps_figure(heads, int(d_model), str(prov.get("model")))
     if options.get("title"):
-        fig.suptitle(options["title"], fontsize=10)
+        fig.suptitle(literal(options["title"]), fontsize=10)
     return fig
 
 
 def _depth(report: Report, options: Mapping[str, Any]) -> Any:
+    from numerics.plotting import literal
     from verify.depth.figure import depth_figure, depth_summary_figure
 
     record = report.record
@@ -143,10 +235,32 @@ def _depth(report: Report, options: Mapping[str, Any]) -> Any:
             record.certificate is not None or "times" in (record.evidence or {})):
         return depth_figure([(record, options.get("label", f"{record.theorem}, {record.model}"))],
                             title=options.get("title", ""))
-    fig = depth_summary_figure(report.payload)
+    fig = depth_summary_figure(_depth_payload(report.payload))
     if options.get("title"):
-        fig.suptitle(options["title"], fontsize=9)
+        fig.suptitle(literal(options["title"]), fontsize=9)
     return fig
+
+
+def _depth_payload(p: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A depth payload whose ``bound`` is a rational (``p/q`` or an integer) and whose ``observed``
+    and ``tightness`` are finite numbers (or null)."""
+    bound = p.get("bound")
+    text = str(bound) if isinstance(bound, int) and not isinstance(bound, bool) else bound
+    if bound is not None and not (isinstance(text, str) and _RATIONAL.fullmatch(text) and _finite(Fraction(text))):
+        raise InvalidInput("bound", "a rational such as 12 or 1234/567 (or null)", _shown(bound))
+    for key in ("observed", "tightness"):
+        value = p.get(key)
+        if value is not None and not (_is_numbers(value, 0) and _finite(value)):
+            raise InvalidInput(key, "a finite number (or null)", _shown(value))
+    return p
+
+
+def _finite(value: Any) -> bool:
+    """``float(value)`` is a finite float (a huge integer or rational overflows)."""
+    try:
+        return bool(np.isfinite(float(value)))
+    except (OverflowError, ZeroDivisionError):
+        return False
 
 
 def _theorem(report: Report, options: Mapping[str, Any]) -> Any:
@@ -155,6 +269,7 @@ def _theorem(report: Report, options: Mapping[str, Any]) -> Any:
     if not ev:
         reason = p.get("numerical_evidence_skipped") or "no numerical evidence (simulate=False, or the result has none)"
         raise InvalidInput("plot", "a theorem report with numerical evidence", reason)
+    ev = _mapping(ev, "numerical_evidence")
     system = getattr(getattr(report.record, "hypotheses", None), "system", None)
     if system is None:
         raise InvalidInput("plot", "the theorem report of the library call (its record holds the instance to re-integrate)",
@@ -162,9 +277,9 @@ def _theorem(report: Report, options: Mapping[str, Any]) -> Any:
     traj = _reintegrate(system, ev)
     from numerics.plotting import trajectory_figure
 
-    theorem_id = (p.get("theorem") or {}).get("id", "")
+    theorem_id = _mapping(p.get("theorem"), "theorem").get("id", "")
     title = options.get("title") or f"Theorem {theorem_id} evidence (not a proof), {ev.get('instance', system.name)}"
-    return trajectory_figure(traj, variant=ev.get("E_variant", "cos"), title=title, mask=system.mask)
+    return trajectory_figure(traj, variant=_variant(ev.get("E_variant", "cos")), title=title, mask=system.mask)
 
 
 def _reintegrate(system: Any, ev: Mapping[str, Any]) -> Any:
@@ -174,22 +289,45 @@ def _reintegrate(system: Any, ev: Mapping[str, Any]) -> Any:
     from numerics.metrics import E_first, E_pair
     from numerics.taylor import TaylorMP
 
-    integ = ev["integrator"]
-    digits = integ["precision"].get("digits")
+    integ, digits = _evidence_settings(system, ev)
     if digits is not None:
         integrator = TaylorMP(digits=digits)
     else:  # the float64 tolerances simulate_evidence used (the theorem check passes its defaults)
         defaults = inspect.signature(simulate_evidence).parameters
         integrator = DOP853(rtol=defaults["rtol"].default, atol=defaults["atol"].default)
     traj = integrator.integrate(system, float(integ["t_end"]), samples=int(integ["samples"]))
-    final = ev.get("final", {})
-    got = {"E_pair": float(E_pair(traj.states[-1, 0])), "E_first": float(E_first(traj.states[-1, 0], ev.get("E_variant", "cos")))}
+    final = _mapping(ev.get("final"), "numerical_evidence.final")
+    variant = _variant(ev.get("E_variant", "cos"))
+    got = {"E_pair": float(E_pair(traj.states[-1, 0])), "E_first": float(E_first(traj.states[-1, 0], variant))}
     for name, value in got.items():
+        if name in final and not _is_numbers(final[name], 0):
+            raise InvalidInput(f"numerical_evidence.final.{name}", "a number", _shown(final[name]))
         if name in final and not np.isclose(value, final[name], rtol=1e-9, atol=1e-14):
             raise InvalidInput("plot", f"numerical evidence that re-integrates to its recorded final {name}",
                                f"{value!r} (recorded {final[name]!r})",
                                hint="the record's instance is not the one the evidence was computed on")
     return traj
+
+
+def _evidence_settings(system: Any, ev: Mapping[str, Any]) -> tuple[Mapping[str, Any], int | None]:
+    """``(integrator settings, digits or None)`` of the evidence, within :mod:`verify.limits` (a payload
+    the caller built or edited could ask for any horizon or number of samples)."""
+    from verify.limits import MAX_DIGITS, MAX_POINTS, check_range, check_simulation, check_t_end, evidence_skip_reason
+
+    where = "numerical_evidence.integrator"
+    integ = _mapping(ev.get("integrator"), where)
+    digits = _mapping(integ.get("precision"), f"{where}.precision").get("digits")
+    check_t_end(integ.get("t_end"), f"{where}.t_end")
+    check_range(f"{where}.samples", integ.get("samples"), 2, MAX_POINTS)
+    if integ.get("samples") is None:
+        raise InvalidInput(f"{where}.samples", "the number of output times", None)
+    check_range(f"{where}.precision.digits", digits, 5, MAX_DIGITS)  # 5: the least TaylorMP takes
+    t_end = float(integ["t_end"])
+    check_simulation(system.N, system.d, system.H, t_end, None, digits)
+    skipped = evidence_skip_reason(system, t_end) if digits is None else None
+    if skipped:
+        raise InvalidInput(f"{where}.t_end", "a horizon the theorem check would simulate", t_end, skipped)
+    return integ, digits
 
 
 _DRAW = {"simulate": _simulate, "consensus": _consensus, "audit": _audit, "depth": _depth, "theorem": _theorem}

@@ -26,12 +26,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from theorems.errors import InvalidInput
-from verify.limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, check_range, check_simulation, check_t_end
+from theorems.errors import InvalidInput, UnknownName
+from verify.limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, check_range, check_simulation, check_t_end, stiffness
 from verify.outputs import Target, check_targets, write_all
 from verify.report import Report
 
-from ._options import OptionConflict, flag, keyword
+from ._options import OptionConflict, check_bool, check_path, check_seed, flag, keyword
 
 DEFAULT_PRESET = "constant-identity-full"
 PRESET_DEFAULTS = {"tokens": 12, "dim": 3, "seed": 0}
@@ -39,6 +39,9 @@ FLOAT_DEFAULTS = {"rtol": 1e-10, "atol": 1e-12}
 MAX_TOKENS = 2000
 """Largest ``tokens`` of a preset (the instance-file limit is ``theorems.system_json.MAX_TOKENS``)."""
 MAX_PRESET_DIM = 512
+MIN_DIGITS = 8
+"""Smallest ``digits``: the high-precision metrics (:mod:`numerics.metrics_mp`) need at least 53 bits
+of working precision, which 8 digits give on every instance (fewer fall short on small ones)."""
 
 
 @dataclass(frozen=True)
@@ -104,41 +107,77 @@ def check_options(opts: SimulateOptions, name: Callable[[str], str] = keyword) -
     if opts.t_end is None:
         raise InvalidInput(name("t_end"), "the final time of the simulation", None)
     check_t_end(opts.t_end, name("t_end"))
-    check_range(name("digits"), opts.digits, 5, MAX_DIGITS)
+    check_range(name("digits"), opts.digits, MIN_DIGITS, MAX_DIGITS)
     check_range(name("samples"), opts.samples, 1, MAX_SAMPLES)
     if opts.digits is not None and opts.samples is not None:
         raise OptionConflict(name("samples"), f"{name('digits')} and {name('samples')} cannot be combined (the Taylor method "
                                               "runs one instance at a time)", opts.samples)
-    if opts.workers is not None or opts.scheduler is not None:
-        if opts.workers is not None and opts.scheduler is not None:
-            raise OptionConflict(name("scheduler"), f"{name('workers')} and {name('scheduler')} cannot be combined "
-                                                    "(a LocalCluster or an existing cluster)", opts.scheduler)
-        if opts.samples is None or opts.backend != "numpy":
-            raise OptionConflict(name("workers") if opts.workers is not None else name("scheduler"),
-                                 f"splits the {name('samples')} initial conditions of the numpy DOP853; give "
-                                 f"{name('samples')} K (and no {name('backend')} torch)", opts.workers or opts.scheduler)
-        check_range(name("workers"), opts.workers, 1, 64)
+    _check_workers(opts, name)
     check_range(name("points"), opts.points, 2, MAX_POINTS)
     check_range(name("tokens"), opts.tokens, 1, MAX_TOKENS)
-    check_range(name("dim"), opts.dim, 1, MAX_PRESET_DIM)
-    for key in ("rtol", "atol"):
-        value = getattr(opts, key)
-        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value < 1):
-            raise InvalidInput(name(key), "a tolerance in (0, 1)", value)
-    if opts.variant not in ("cos", "abs"):
-        raise InvalidInput(name("variant"), "'cos' or 'abs'", opts.variant)
-    if opts.plot and not str(opts.plot).lower().endswith(".png"):
-        raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
-    seed = opts.seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 32):
-        raise InvalidInput(name("seed"), "an integer between 0 and 2^32 - 1", seed)
+    check_range(name("dim"), opts.dim, 2, MAX_PRESET_DIM)  # a preset needs d >= 2 (numerics.presets)
+    _check_numbers(opts, name)
+    paths = _check_paths(opts, name)
     _no_effect(opts, name)
     _check_backend(opts, name)
-    targets = {key: Target(name(key), Path(getattr(opts, key))) for key in ("plot", "json_out") if getattr(opts, key)}
+    targets = {key: Target(name(key), path) for key, path in paths.items() if path is not None}
     check_targets(targets.values(), opts.force)  # checked before integrating, not when writing the result
     if opts.instance is None:  # a preset has at least one head: refuse before building it
+        _check_preset(opts.preset)
         check_simulation(opts.effective("tokens"), opts.effective("dim"), 1, opts.t_end, opts.samples, opts.digits)
     return targets
+
+
+def _check_workers(opts: SimulateOptions, name: Callable[[str], str]) -> None:
+    """``workers`` / ``scheduler``: one of them, only with ``samples`` on the numpy backend."""
+    if opts.workers is None and opts.scheduler is None:
+        return
+    if opts.workers is not None and opts.scheduler is not None:
+        raise OptionConflict(name("scheduler"), f"{name('workers')} and {name('scheduler')} cannot be combined "
+                                                "(a LocalCluster or an existing cluster)", opts.scheduler)
+    if opts.samples is None or opts.backend != "numpy":
+        raise OptionConflict(name("workers") if opts.workers is not None else name("scheduler"),
+                             f"splits the {name('samples')} initial conditions of the numpy DOP853; give "
+                             f"{name('samples')} K (and no {name('backend')} torch)", opts.workers or opts.scheduler)
+    check_range(name("workers"), opts.workers, 1, 64)
+    if opts.scheduler is not None and not (isinstance(opts.scheduler, str) and opts.scheduler):
+        raise InvalidInput(name("scheduler"), "the address of a Dask scheduler, such as tcp://HOST:PORT", opts.scheduler)
+
+
+def _check_numbers(opts: SimulateOptions, name: Callable[[str], str]) -> None:
+    """The tolerances, the variant, the seed and ``force``."""
+    for key in ("rtol", "atol"):
+        value = getattr(opts, key)
+        if value is not None and not (_is_tolerance(value) and 0 < value < 1 and math.isfinite(value)):
+            raise InvalidInput(name(key), "a tolerance in (0, 1)", value)
+    if not isinstance(opts.variant, str) or opts.variant not in ("cos", "abs"):
+        raise InvalidInput(name("variant"), "'cos' or 'abs'", opts.variant)
+    if opts.seed is not None:
+        check_seed(name("seed"), opts.seed, bits=32)
+    check_bool(name("force"), opts.force)
+
+
+def _is_tolerance(value: Any) -> bool:
+    """An ``int`` or a ``float`` the float64 integrator takes as a tolerance (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_paths(opts: SimulateOptions, name: Callable[[str], str]) -> dict[str, Path | None]:
+    """``plot`` (a ``.png``) and ``json_out`` as paths (``None``: not given)."""
+    paths = {key: check_path(name(key), getattr(opts, key)) for key in ("plot", "json_out")}
+    if paths["plot"] is not None and not str(opts.plot).lower().endswith(".png"):
+        raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
+    return paths
+
+
+def _check_preset(preset: Any) -> None:
+    """``None`` (the default preset) or a preset name; ``""`` is refused, not read as the default."""
+    if preset is None:
+        return
+    from numerics.presets import PRESETS
+
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise UnknownName("preset", preset if isinstance(preset, str) else repr(preset), PRESETS)
 
 
 def _check_backend(opts: SimulateOptions, name: Callable[[str], str]) -> None:
@@ -171,7 +210,7 @@ def _system(opts: SimulateOptions):
         return resolve_instance(opts.instance), {"kind": "instance", "file": file}
     from numerics.presets import preset
 
-    name = opts.preset or DEFAULT_PRESET
+    name = DEFAULT_PRESET if opts.preset is None else opts.preset
     N, d, seed = (opts.effective(k) for k in ("tokens", "dim", "seed"))
     return preset(name, N=N, d=d, seed=seed), {"kind": "preset", "name": name, "default": opts.preset is None,
                                                  "tokens": N, "dim": d, "seed": seed}
@@ -233,7 +272,7 @@ def run(opts: SimulateOptions, targets: dict[str, Target], *, progress: Callable
     from numerics.evidence import batch_summary, summarize
 
     system, source = _system(opts)
-    check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits)
+    check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
     traj = _integrate(opts, system, progress)
     body: dict[str, Any] = {"status": "completed" if traj.ok else traj.status.value, "source": source,
                             "instance": system.name, "N": system.N, "d": system.d, "H": system.H, "mask": system.mask,
@@ -282,6 +321,8 @@ def simulate(preset: str | None = None, *, instance=None, t_end: float, digits: 
     is the :class:`numerics.trajectory.Trajectory`."""
     opts = SimulateOptions(preset, instance, t_end, digits, rtol, atol, points, samples, seed, tokens, dim, variant,
                            plot, json_out, backend, device, workers, scheduler, force)
+    if progress is not None and not callable(progress):  # refused before any work, not at its first call
+        raise InvalidInput("progress", "a callable progress(fraction), or None", type(progress).__name__)
     return run(opts, check_options(opts, keyword), progress=progress)
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from theorems.errors import InvalidInput
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report, envelope
 
 from ._inputs import resolve_instance
+from ._options import check_bool, check_path, is_number, keyword
 from .assumptions import verdict_lines
 
 
@@ -31,18 +32,31 @@ def theorem(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_e
     and an existing file there is replaced only with ``force`` (:mod:`verify.outputs`).
     ``record`` is the :class:`~verify.theorem.report.TheoremReport`.
     """
+    return run(theorem_id, instance, simulate=simulate, t_end=t_end, certified_rate=certified_rate, save=save,
+               force=force)
+
+
+def run(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_end: float = 20.0,
+        certified_rate: bool = False, save: str | Path | None = None, force: bool = False,
+        name: Callable[[str], str] = keyword) -> Report:
+    """:func:`theorem`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
     from theorems.catalogue import get  # lazily (cold start: the catalogue imports SymPy)
     from verify.limits import check_t_end, evidence_skip_reason
     from verify.theorem.check import check_theorem
 
-    if isinstance(t_end, bool) or not isinstance(t_end, (int, float)):
-        raise InvalidInput("--t-end", "a number (the simulation horizon)", t_end)
-    check_t_end(float(t_end), "--t-end")
+    simulate, certified_rate = check_bool(name("simulate"), simulate), check_bool(name("certified_rate"), certified_rate)
+    force = check_bool(name("force"), force)
+    if not is_number(t_end):
+        raise InvalidInput(name("t_end"), "a number (the simulation horizon)", t_end)
+    check_t_end(t_end, name("t_end"))
+    t_end = t_end if isinstance(t_end, (int, float)) else float(t_end)  # a Fraction, a NumPy float32
+    if not isinstance(theorem_id, str):
+        raise InvalidInput(name("theorem_id"), "a result id as text, such as '4.2' (see 'verify list')", theorem_id)
     th = get(theorem_id)
     safe = th.id.replace(".", "_")
-    save = Path(save) if save else None
+    save = check_path(name("save"), save)
     if save is not None:
-        _planned(save, safe, force)
+        _planned(save, safe, force, name("save"))
     system = resolve_instance(instance, th.example)
     skipped = evidence_skip_reason(system, t_end) if simulate else None
     report = check_theorem(th.id, system, simulate=simulate and skipped is None, t_end=t_end)
@@ -57,20 +71,20 @@ def theorem(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_e
     text = theorem_text(payload)
     files: list[Path] = []
     if save is not None:  # everything is computed and rendered before anything is written
-        batch = [(Target("--save", save / f"{safe}__{step_id}.json"), json.dumps(cert.to_json(), indent=1))
+        batch = [(Target(name("save"), save / f"{safe}__{step_id}.json"), json.dumps(cert.to_json(), indent=1))
                  for step_id, cert in report.certificates]
-        batch.append((Target("--save", save / f"{safe}__report.json"), json.dumps(payload, indent=1)))
+        batch.append((Target(name("save"), save / f"{safe}__report.json"), json.dumps(payload, indent=1)))
         files = write_all(batch, force)
     return Report("theorem", payload, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
 
 
-def _planned(save: Path, safe: str, force: bool) -> None:
+def _planned(save: Path, safe: str, force: bool, option: str = "save") -> None:
     """Before any work: ``save`` is a usable directory and holds no file this run would write."""
-    check_dir("--save", save)
+    check_dir(option, save)
     names = [f"{safe}__report.json"]
     if save.is_dir():  # certificate names are known only after the proof; any earlier one counts
         names += sorted({p.name for p in save.glob(f"{safe}__*.json")} - set(names))
-    check_targets([Target("--save", save / n) for n in names], force)
+    check_targets([Target(option, save / n) for n in names], force)
 
 
 def theorem_text(payload: dict[str, Any]) -> str:

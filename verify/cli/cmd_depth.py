@@ -37,10 +37,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from verify.api.depth import depth
+    from verify.api._options import flag
+    from verify.api.depth import run as depth
 
     report = depth(args.theorem, model=args.model, tau=args.tau, eps=args.eps, instance=args.instance,
-                   entry_budget=args.entry_budget, simulate=not args.no_simulate, save=args.save, force=args.force)
+                   entry_budget=args.entry_budget, simulate=not args.no_simulate, save=args.save, force=args.force,
+                   name=flag)
     if args.save:
         certificate = " and the depth certificate" if report.record.certificate is not None else ""
         sys.stderr.write(f"saved the report{certificate} to {Path(args.save)}\n")

@@ -27,9 +27,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from verify.api.lyapunov import lyapunov
+    from verify.api._options import flag
+    from verify.api.lyapunov import run as lyapunov
 
     report = lyapunov(args.field, vars=args.vars, degree=args.degree, eps=args.eps, decay=args.decay,
-                      solver=args.solver, save=args.save, force=args.force)
+                      solver=args.solver, save=args.save, force=args.force, name=flag)
     emit(report.text, report.to_json(), args.format)
     return report.exit_code

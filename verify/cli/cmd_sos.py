@@ -36,10 +36,11 @@ def products_option(value: int) -> bool | int:
 
 
 def run(args) -> int:
-    from verify.api.sos import sos
+    from verify.api._options import flag
+    from verify.api.sos import run as sos
 
     report = sos(args.polynomial, on=args.on, vars=args.vars, degree=args.degree,
                  products=products_option(args.products), solver=args.solver, refute=not args.no_refute,
-                 save=args.save, force=args.force)
+                 save=args.save, force=args.force, name=flag)
     emit(report.text, report.to_json(), args.format)
     return report.exit_code

@@ -32,10 +32,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from verify.api.theorem import theorem
+    from verify.api._options import flag
+    from verify.api.theorem import run as theorem
 
     report = theorem(args.theorem, args.instance, simulate=not args.no_simulate, t_end=args.t_end,
-                     certified_rate=args.certified_rate, save=args.save, force=args.force)
+                     certified_rate=args.certified_rate, save=args.save, force=args.force, name=flag)
     if args.save:
         sys.stderr.write(f"saved the report and {len(report.files) - 1} certificate(s) to {Path(args.save)}\n")
     emit(report.text, report.to_json(), args.format)

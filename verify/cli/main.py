@@ -159,10 +159,41 @@ def _suggest_option(parser: argparse.ArgumentParser, argv: list[str], message: s
     return message + (f" (did you mean: {'; '.join(hints)}?)" if hints else "")
 
 
+def _is_format(arg: str) -> bool:
+    """``--format`` or an abbreviation argparse accepts for it (``--form``)."""
+    return len(arg) >= 4 and "--format".startswith(arg)
+
+
 def _wants_json(argv: list[str]) -> bool:
-    """``--format json`` anywhere on the line (errors are then JSON too, even when argparse fails)."""
-    return any(a == "--format=json" or (a == "--format" and i + 1 < len(argv) and argv[i + 1] == "json")
-               for i, a in enumerate(argv))
+    """``--format json`` (or ``--form json``, ``--format=json``) anywhere on the line: errors are then
+    JSON too, even when argparse fails."""
+    chosen = None  # argparse keeps the last --format given
+    for i, a in enumerate(argv):
+        name, eq, value = a.partition("=")
+        if _is_format(name):
+            chosen = value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return chosen == "json"
+
+
+def _format_after_command(argv: list[str]) -> list[str]:
+    """``verify --format json list`` means ``verify list --format json``: every sub-command takes it."""
+    first = next((i for i, a in enumerate(argv) if a in COMMANDS), None)
+    if first is None:
+        return argv
+    head, moved, i = [], [], 0
+    while i < first:
+        name, eq, _ = argv[i].partition("=")
+        if _is_format(name):
+            take = 1 if eq else 2
+            moved += argv[i:i + take]
+            i += take
+        else:
+            head.append(argv[i])
+            i += 1
+    if not moved:
+        return argv
+    rest = argv[max(i, first):]
+    return head + rest[:1] + moved + rest[1:]
 
 
 def _report_error(exc: BaseException, prefix: str, as_json: bool) -> int:
@@ -171,14 +202,14 @@ def _report_error(exc: BaseException, prefix: str, as_json: bool) -> int:
     if as_json:
         from verify.report import error_payload
 
-        sys.stdout.write(json.dumps(error_payload(exc), indent=2) + "\n")
+        sys.stdout.write(json.dumps(error_payload(exc), indent=2, allow_nan=False) + "\n")
     return EXIT_USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted before or after the sub-command
-    argv = _attach_negative_values([a for a in argv if a != "--debug"])
+    argv = _format_after_command(_attach_negative_values([a for a in argv if a != "--debug"]))
     as_json = _wants_json(argv)
     parser = build_parser()
     try:

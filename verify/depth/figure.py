@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from numerics.plotting import literal
 from numerics.png import new_figure
 from theorems.errors import InvalidInput
 
@@ -50,7 +51,7 @@ def envelope(report: Any, points: int = 400) -> tuple[np.ndarray, np.ndarray] | 
 def _draw(ax: Any, report: Any, label: str, color: str) -> None:
     ev = report.evidence or {}
     bound = report.bound
-    head = f"{label}: " if label else ""
+    head = f"{literal(label)}: " if label else ""
     if "times" in ev:
         observed = ev.get("observed")
         ax.plot(ev["times"], np.maximum(np.asarray(ev["values"], dtype=float), 1e-16), color=color, lw=1.6,
@@ -86,7 +87,8 @@ def depth_figure(entries: Sequence[tuple[Any, str]], *, title: str = "") -> Any:
         ax.set_ylabel("metric (log scale)\n" + "; ".join(f"{t}: {METRIC[t]}" for t in theorems), fontsize=8)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
-    fig.suptitle(title or "solid: simulated (evidence); dashed: certified envelope; dotted: certified T / L", fontsize=9)
+    fig.suptitle(literal(title) if title else "solid: simulated (evidence); dashed: certified envelope; dotted: certified T / L",
+                 fontsize=9)
     return fig
 
 
@@ -114,10 +116,10 @@ def depth_summary_figure(payload: Mapping[str, Any]) -> Any:
     if log:
         ax.set_xscale("log")
     ax.set_xlim(left=base, right=max(values) * (4 if log else 1.3))
-    ax.set_xlabel(f"{unit} until {payload.get('metric', 'the metric')} <= eps = {payload.get('eps')}"
+    ax.set_xlabel(literal(f"{unit} until {payload.get('metric', 'the metric')} <= eps = {payload.get('eps')}")
                   + (" (log scale)" if log else ""))
     tight = payload.get("tightness")
-    ax.set_title(f"verify depth {payload.get('theorem')} ({payload.get('model')}): bound vs simulation"
+    ax.set_title(literal(f"verify depth {payload.get('theorem')} ({payload.get('model')}): bound vs simulation")
                  + (f", tightness {tight:.3g}" if tight else ""), fontsize=9)
     return fig
 

@@ -27,7 +27,10 @@ _RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"ln", "asin", "acos", "max", "min
 def symbols_from_names(names: Sequence[str] | str, field: str = "--vars") -> tuple[sympy.Symbol, ...]:
     if isinstance(names, str):
         names = [s.strip() for s in names.split(",") if s.strip()]
-    names = list(names)
+    elif isinstance(names, (list, tuple)):
+        names = list(names)
+    else:  # None, 5, b"x", a set (no order): not variable names
+        raise InvalidInput(field, "variable names as one string 'x, y' or a list of strings", names)
     if not names:
         raise InvalidInput(field, "at least one variable name", names)
     for name in names:

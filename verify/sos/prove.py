@@ -50,7 +50,7 @@ def multiplier_sets(degrees: Sequence[int], degree: int, products: bool | int) -
     """``()`` (sigma_0), each single constraint, and products of up to ``products`` constraints."""
     sets: list[tuple[int, ...]] = [()] + [(k,) for k in range(len(degrees)) if degrees[k] <= degree]
     if products:
-        largest = len(degrees) if products is True else int(products)
+        largest = len(degrees) if products is True else min(int(products), len(degrees))  # one factor per constraint
         for size in range(2, largest + 1):
             for subset in itertools.combinations(range(len(degrees)), size):
                 if sum(degrees[k] for k in subset) <= degree:
