@@ -51,5 +51,5 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert first.startswith("python3 -m venv .venv") and first.endswith("&& verify theorem 4.2")
     ci = (ROOT / ".ci" / "run").read_text()
     assert second in ci.splitlines(), "README command (b) is not the line .ci/run runs"
-    assert second.endswith("python -m pytest -q")
+    assert second.endswith("python -m pytest -q -n 2")  # two pytest-xdist workers: the suite is process-safe
     assert "bash scripts/install_models.sh" in second and os.access(ROOT / "scripts" / "install_models.sh", os.R_OK)
