@@ -132,7 +132,19 @@ def reports(parrilo):
     }
 
 
+def _assert_project_error(call, p):
+    with pytest.raises(ConsensusVerifyError) as exc:
+        call(p)
+    e = exc.value
+    if isinstance(e, InvalidInput):
+        assert e.field and e.expected, (e.field, e.expected)
+    jsonschema.validate(error_payload(e), ERROR_SCHEMA)
+    assert str(e)
+    return e
+
+
 __all__ = [  # the test modules import all of it, fixtures included
+    '_assert_project_error',
     'ROOT',
     'EX',
     'HF',
