@@ -42,7 +42,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from numerics import DOP853, TaylorMP
-from theorems.system_json import simple_system
+from theorems.system_build import simple_system
 
 
 def _timed(fn, repeat: int = 1):

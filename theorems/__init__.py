@@ -11,7 +11,7 @@ import importlib
 _EXPORTS = {
     "ConsensusVerifyError": "errors", "InvalidInput": "errors", "MissingDependency": "errors",
     "UnknownName": "errors", "AttentionSystem": "system", "Head": "system", "load_system": "system_json",
-    "simple_system": "system_json", "system_from_dict": "system_json", "system_to_dict": "system_json",
+    "simple_system": "system_build", "system_from_dict": "system_json", "system_to_dict": "system_json",
     "Status": "verdict", "Verdict": "verdict",
 }
 

@@ -38,10 +38,13 @@ _GRAMMAR = Grammar(variables={"t": t})
 _CONSTANT_GRAMMAR = Grammar(variables={})
 
 
-def parse_entry(value: object, field: str, *, allow_t: bool = True) -> tuple[sympy.Expr, tuple[str, ...]]:
+def parse_entry(value: object, field: str, *, allow_t: bool = True,
+                exact_floats: bool = False) -> tuple[sympy.Expr, tuple[str, ...]]:
     """Parse one matrix entry or scalar: ``(expression, open domain conditions)``.
 
-    Floats become ``sympy.Float`` (inexact data); ints and strings are exact.
+    Ints and strings are exact.  A float becomes ``sympy.Float`` (float data) or, with
+    ``exact_floats`` (a float that stands next to exact entries), the exact binary rational it
+    denotes (:func:`float_rational`): exact data are never rounded because a float stands beside them.
     """
     if isinstance(value, bool) or value is None:
         raise InvalidInput(field, "a number or an expression string", value)
@@ -55,7 +58,7 @@ def parse_entry(value: object, field: str, *, allow_t: bool = True) -> tuple[sym
         if abs(value) > 10.0 ** MAX_MAGNITUDE_EXP10:
             raise InvalidInput(field, f"a number of magnitude at most 1e{MAX_MAGNITUDE_EXP10}", value,
                                "Limit: number size")
-        return sympy.Float(value, 17), ()
+        return (float_rational(value) if exact_floats else sympy.Float(value, 17)), ()
     if not isinstance(value, str):
         raise InvalidInput(field, "a number or an expression string", value)
     parsed = parse(value, _GRAMMAR if allow_t else _CONSTANT_GRAMMAR, field)
@@ -78,6 +81,33 @@ def parse_entry(value: object, field: str, *, allow_t: bool = True) -> tuple[sym
     return expr, tuple(open_conditions)
 
 
+def float_rational(value: float) -> sympy.Rational:
+    """The exact binary rational a (finite) float denotes: ``0.1`` is ``3602879701896397/2^55``."""
+    num, den = float(value).as_integer_ratio()
+    return sympy.Rational(num, den)
+
+
+def exact_value(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every ``sympy.Float`` replaced by the exact binary rational it holds."""
+    floats = expr.atoms(sympy.Float)
+    return expr.xreplace({f: sympy.Rational(f) for f in floats}) if floats else expr
+
+
+def all_float(value: object) -> bool:
+    """True when every leaf of a JSON value (nested lists) is a float: *float data*.  A value with
+    any int or string leaf is exact data, and its floats are read as their binary rationals."""
+    stack, seen = [value], False
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float):
+            seen = True
+        else:
+            return False
+    return seen
+
+
 def _constant_parts(expr: sympy.Expr) -> list[sympy.Expr]:
     """The maximal constant sub-expressions (``exp(1000)`` in ``exp(1000)*sin(t)``)."""
     if not expr.has(t):
@@ -85,10 +115,10 @@ def _constant_parts(expr: sympy.Expr) -> list[sympy.Expr]:
     return [part for arg in expr.args for part in _constant_parts(arg)]
 
 
-def parse_scalar(value: object, field: str) -> sympy.Expr:
+def parse_scalar(value: object, field: str, *, exact_floats: bool = False) -> sympy.Expr:
     """Parse a value whose definedness must be settled now (an entry with open domain
     conditions is rejected here; matrix entries use :func:`parse_entry`)."""
-    expr, open_conditions = parse_entry(value, field)
+    expr, open_conditions = parse_entry(value, field, exact_floats=exact_floats)
     if open_conditions:
         raise InvalidInput(field, "an expression proven defined for every t >= 0", value,
                            "Open: " + "; ".join(open_conditions))

@@ -13,6 +13,7 @@ All classes are final and immutable; heavy work (lambdify) happens lazily on fir
 from __future__ import annotations
 
 import abc
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -20,7 +21,22 @@ from typing import Literal
 import numpy as np
 import sympy
 
-from .expressions import is_exact, t
+from .enclosure import constant_interval
+from .expressions import exact_value, is_exact, t
+
+_READ: "weakref.WeakSet[MatrixSchedule]" = weakref.WeakSet()
+"""Schedules built by the instance reader (:mod:`theorems.system_json`), whose entries passed its
+domain and size checks.  Any other schedule is re-read before an :class:`AttentionSystem` holds it."""
+
+
+def mark_read(m: "MatrixSchedule") -> "MatrixSchedule":
+    """Record that ``m`` was built by the reader (reader use only)."""
+    _READ.add(m)
+    return m
+
+
+def was_read(m: object) -> bool:
+    return m in _READ
 
 
 class MatrixSchedule(abc.ABC):
@@ -47,7 +63,7 @@ class MatrixSchedule(abc.ABC):
 def _matrix_json(m: sympy.Matrix | None, array: np.ndarray) -> list[list[object]]:
     if m is None:
         return array.tolist()
-    return [[int(v) if isinstance(v, sympy.Integer) else str(v) for v in m.row(i)] for i in range(m.rows)]
+    return [[int(v) if isinstance(v, sympy.Integer) else str(exact_value(v)) for v in m.row(i)] for i in range(m.rows)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +73,11 @@ class ConstantMatrix(MatrixSchedule):
     array: np.ndarray
     exact: sympy.Matrix | None = None
     kind: str = field(default="constant", init=False)
+
+    def __post_init__(self) -> None:
+        array = np.array(self.array, dtype=float)  # a private, read-only copy: checks made on it stay true
+        array.setflags(write=False)
+        object.__setattr__(self, "array", array)
 
     @classmethod
     def from_sympy(cls, m: sympy.Matrix) -> "ConstantMatrix":
@@ -114,7 +135,7 @@ class SymbolicMatrix(MatrixSchedule):
         return not self.expr.free_symbols
 
     def to_json(self) -> object:
-        return {"kind": "expression", "entries": [[str(v) for v in self.expr.row(i)] for i in range(self.dim)]}
+        return {"kind": "expression", "entries": [[str(exact_value(v)) for v in self.expr.row(i)] for i in range(self.dim)]}
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,12 +179,63 @@ class LayerStack(MatrixSchedule):
             return self.arrays[i]
         return (1.0 - frac) * self.arrays[i] + frac * self.arrays[j]
 
-    @property
+    @cached_property
     def time_invariant(self) -> bool:
-        first = self.arrays[0]
-        return all(np.array_equal(first, a) for a in self.arrays[1:]) and all(
-            (m.exact is None) == (self.layers[0].exact is None) for m in self.layers)
+        """Every layer equal to the first, exactly (exact data compared as SymPy numbers, float data
+        bit for bit; float values next to exact ones as the binary rationals they hold)."""
+        first = self.layers[0]
+        return all(same_values(first, m) for m in self.layers[1:])
 
     def to_json(self) -> object:
         return {"kind": "stack", "dt": self.dt, "periodic": self.periodic,
                 "interpolation": self.interpolation, "layers": [m.to_json() for m in self.layers]}
+
+
+def exact_entries(m: ConstantMatrix) -> sympy.ImmutableMatrix:
+    """The entries as exact SymPy numbers (float data as the binary rationals they hold)."""
+    if m.exact is not None:
+        return m.exact
+    return sympy.ImmutableMatrix([[sympy.Rational(*float(v).as_integer_ratio()) for v in row] for row in m.array])
+
+
+def equal_number(x: sympy.Expr, y: sympy.Expr) -> bool | None:
+    """Three-valued exact equality of two constants: True (equal exactly: rationals, or a difference
+    SymPy simplifies to 0), False (rationals that differ, or an arb enclosure of ``x - y`` excluding
+    0), None (undecided)."""
+    x, y = exact_value(sympy.sympify(x)), exact_value(sympy.sympify(y))
+    if x.is_Rational and y.is_Rational:
+        return x == y
+    diff = x - y
+    if diff == 0:
+        return True
+    iv = constant_interval(diff)
+    if iv is not None and iv.excludes_zero():
+        return False
+    if sympy.count_ops(diff) <= 60 and sympy.simplify(diff) == 0:
+        return True
+    return None
+
+
+def compare_values(a: ConstantMatrix, b: ConstantMatrix) -> tuple[bool | None, tuple[int, int] | None]:
+    """Exact comparison of two constant matrices of any kind of data (never after rounding):
+    ``(True, None)`` equal, ``(False, (i, j))`` an entry proven different, ``(None, (i, j))`` the
+    first undecided entry and none proven different."""
+    if a.exact is None and b.exact is None:
+        # IEEE equality of finite floats is exact equality of the binary rationals they hold
+        diff = np.argwhere(a.array != b.array)
+        return (True, None) if len(diff) == 0 else (False, (int(diff[0][0]), int(diff[0][1])))
+    ea, eb = exact_entries(a), exact_entries(b)
+    undecided = None
+    for i in range(ea.rows):
+        for j in range(ea.cols):
+            same = equal_number(ea[i, j], eb[i, j])
+            if same is False:
+                return False, (i, j)
+            if same is None and undecided is None:
+                undecided = (i, j)
+    return (True, None) if undecided is None else (None, undecided)
+
+
+def same_values(a: ConstantMatrix, b: ConstantMatrix) -> bool:
+    """True only when ``a == b`` is proven exactly (see :func:`compare_values`)."""
+    return compare_values(a, b)[0] is True

@@ -17,8 +17,9 @@ from typing import Literal
 import numpy as np
 import sympy
 
-from .enclosure import check_condition
-from .errors import InvalidInput
+from .enclosure import check_condition, constant_interval
+from .errors import InvalidInput, InvalidType
+from .expressions import exact_value
 from .matrices import MatrixSchedule
 
 Mask = Literal["full", "causal"]
@@ -53,6 +54,9 @@ class AttentionSystem:
     layer_norm: LayerNormSpec | None = None
     name: str = "instance"
     description: str = ""
+    tokens_rescaled: tuple[int, ...] = ()
+    """0-based tokens that the reader divided by their exact norm (written with floats, within
+    ``TOKEN_NORM_TOL`` of the sphere; :mod:`theorems.token_reading`)."""
 
     def __post_init__(self) -> None:
         if self.d < 1:
@@ -63,10 +67,19 @@ class AttentionSystem:
             raise InvalidInput("heads", "at least one head", [])
         if not (self.beta.is_number and check_condition("positive", self.beta).status == "proven"):
             raise InvalidInput("beta", "a constant proven positive", str(self.beta))
+        from .system_json import admit_schedule  # the one reader (it builds systems: imported here, not above)
+
+        heads = []
         for h, head in enumerate(self.heads):
-            for label, m in (("P", head.P), ("U", head.U)):
-                if m.dim != self.d:
-                    raise InvalidInput(f"heads[{h}].{label}", f"a {self.d}x{self.d} matrix", f"{m.dim}x{m.dim}")
+            if not isinstance(head, Head):
+                raise InvalidType(f"heads[{h}]", "a Head(P, U)", type(head).__name__)
+            heads.append(Head(admit_schedule(head.P, self.d, f"heads[{h}].P"),
+                              admit_schedule(head.U, self.d, f"heads[{h}].U")))
+        object.__setattr__(self, "heads", tuple(heads))
+        if self.tokens_exact is not None:
+            exact = _exact_tokens(self.tokens_exact, self.d)
+            object.__setattr__(self, "tokens_exact", exact)
+            object.__setattr__(self, "tokens", _token_floats(exact, self.tokens))
         tokens = np.asarray(self.tokens, dtype=float)
         if tokens.ndim != 2 or tokens.shape[1] != self.d or tokens.shape[0] < 1:
             raise InvalidInput("tokens", f"a list of N >= 1 vectors of length d={self.d}", tokens.shape)
@@ -112,6 +125,35 @@ class AttentionSystem:
     def with_tokens(self, tokens: np.ndarray, tokens_exact: sympy.ImmutableMatrix | None = None) -> "AttentionSystem":
         return AttentionSystem(self.d, self.beta, self.mask, self.heads, np.asarray(tokens, float),
                                tokens_exact, self.layer_norm, self.name, self.description)
+
+
+def _exact_tokens(value: object, d: int) -> sympy.ImmutableMatrix:
+    """Exact tokens given in Python: an ``N x d`` matrix of real constants (a SymPy ``Float`` is the
+    binary rational it holds), each proven finite by an arb enclosure."""
+    try:
+        m = sympy.ImmutableMatrix(value)
+    except (TypeError, ValueError, sympy.SympifyError) as exc:
+        raise InvalidType("tokens_exact", "an N x d matrix of exact numbers", type(value).__name__) from exc
+    if m.cols != d or m.rows < 1:
+        raise InvalidInput("tokens_exact", f"a list of N >= 1 vectors of length d={d}", m.shape)
+    m = m.applyfunc(exact_value)
+    for i in range(m.rows):
+        for j in range(m.cols):
+            v = m[i, j]
+            if v.free_symbols or (not v.is_Rational and constant_interval(v) is None):
+                raise InvalidInput(f"tokens[{i}][{j}]", "a real constant (tokens do not depend on t)", str(v))
+    return m
+
+
+def _token_floats(exact: sympy.ImmutableMatrix, given: object) -> np.ndarray:
+    """The float array of exact tokens, computed from them; a given array must agree with it."""
+    derived = np.array([[float(v) if v.is_Rational else float(v.evalf(20)) for v in exact.row(i)]
+                        for i in range(exact.rows)], dtype=float)
+    given = np.asarray(given, dtype=float)
+    if given.shape != derived.shape or not np.allclose(given, derived, rtol=0, atol=1e-9):
+        raise InvalidInput("tokens", "the float values of tokens_exact (both describe the same tokens)",
+                           f"an array of shape {given.shape} that differs from them")
+    return derived
 
 
 def _shown_norm(norm: float) -> str:

@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .errors import InvalidInput
+from .errors import InvalidInput, InvalidType
 from .safe_json import read_json
-from .expressions import is_exact, parse_entry, parse_positive_constant, parse_scalar, t
-from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
+from .expressions import all_float, parse_entry, parse_positive_constant, parse_scalar, t
+from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix, mark_read, was_read
 from .system import AttentionSystem, Head, LayerNormSpec, Mask
+from .token_reading import read_tokens
 
 TOP_KEYS = {"name", "description", "d", "N", "beta", "mask", "heads", "tokens", "normalize_tokens", "layer_norm"}
 REQUIRED = ("d", "beta", "mask", "heads", "tokens")
@@ -51,9 +52,9 @@ def _check_keys(obj: dict, allowed: set[str], field: str) -> None:
 def _matrix(value: Any, d: int, field: str) -> MatrixSchedule:
     if isinstance(value, str):
         if value == "identity":
-            return ConstantMatrix.identity(d)
+            return mark_read(ConstantMatrix.identity(d))
         if value == "zero":
-            return ConstantMatrix.from_sympy(sympy.zeros(d, d))
+            return mark_read(ConstantMatrix.from_sympy(sympy.zeros(d, d)))
         raise InvalidInput(field, "a matrix, 'identity', 'zero' or an object with \"kind\"", value)
     if isinstance(value, dict):
         kind = value.get("kind")
@@ -63,12 +64,14 @@ def _matrix(value: Any, d: int, field: str) -> MatrixSchedule:
             _check_keys(value, EXPR_KEYS, field)
             if "entries" not in value:
                 raise InvalidInput(f"{field}.entries", "a d x d list of entries", None)
-            return _entries(value["entries"], d, f"{field}.entries")
+            return _entries(value["entries"], d, f"{field}.entries", not all_float(value["entries"]))
         raise InvalidInput(f"{field}.kind", "'constant', 'expression' or 'stack'", kind)
-    return _entries(value, d, field)
+    return _entries(value, d, field, not all_float(value))
 
 
-def _entries(value: Any, d: int, field: str) -> MatrixSchedule:
+def _entries(value: Any, d: int, field: str, exact: bool) -> MatrixSchedule:
+    """A ``d x d`` matrix; ``exact``: the matrix (or its stack) holds an exact entry, so its floats
+    are read as the binary rationals they denote (docs/format.md, Numbers)."""
     if not isinstance(value, list) or len(value) != d:
         got = f"{len(value)} rows" if isinstance(value, list) else value
         raise InvalidInput(field, f"a {d}x{d} matrix (list of {d} rows)", got)
@@ -77,12 +80,12 @@ def _entries(value: Any, d: int, field: str) -> MatrixSchedule:
         if not isinstance(row, list) or len(row) != d:
             got = f"{len(row)} entries" if isinstance(row, list) else row
             raise InvalidInput(f"{field}[{i}]", f"a row of {d} entries", got)
-        rows.append([parse_entry(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)])
+        rows.append([parse_entry(v, f"{field}[{i}][{j}]", exact_floats=exact) for j, v in enumerate(row)])
     m = sympy.ImmutableMatrix([[e for e, _ in row] for row in rows])
     open_conditions = tuple(f"[{i}][{j}]: {c}" for i, row in enumerate(rows) for j, (_, cs) in enumerate(row) for c in cs)
     if m.free_symbols or open_conditions:
-        return SymbolicMatrix(m, open_conditions)
-    return ConstantMatrix.from_sympy(m)
+        return mark_read(SymbolicMatrix(m, open_conditions))
+    return mark_read(ConstantMatrix.from_sympy(m))
 
 
 def _stack(value: dict, d: int, field: str) -> LayerStack:
@@ -91,8 +94,9 @@ def _stack(value: dict, d: int, field: str) -> LayerStack:
     if not isinstance(layers, list) or not layers:
         raise InvalidInput(f"{field}.layers", "a non-empty list of d x d matrices", layers)
     mats = []
+    exact = not all_float(layers)  # one exact entry anywhere in the stack: every layer is exact data
     for k, layer in enumerate(layers):
-        m = _entries(layer, d, f"{field}.layers[{k}]")
+        m = _entries(layer, d, f"{field}.layers[{k}]", exact)
         if not isinstance(m, ConstantMatrix):
             raise InvalidInput(f"{field}.layers[{k}]", "a constant matrix (no t in a layer)", layer)
         mats.append(m)
@@ -105,38 +109,27 @@ def _stack(value: dict, d: int, field: str) -> LayerStack:
     interp = value.get("interpolation", "constant")
     if interp not in ("constant", "linear"):
         raise InvalidInput(f"{field}.interpolation", "'constant' or 'linear'", interp)
-    return LayerStack(tuple(mats), float(dt), periodic, interp)
+    return mark_read(LayerStack(tuple(mats), float(dt), periodic, interp))
 
 
-def _tokens(value: Any, d: int, normalize: bool) -> tuple[np.ndarray, sympy.ImmutableMatrix | None]:
-    if not isinstance(value, list) or not value:
-        raise InvalidInput("tokens", "a non-empty list of vectors", value)
-    rows = []
-    for i, x in enumerate(value):
-        if not isinstance(x, list) or len(x) != d:
-            got = f"{len(x)} entries" if isinstance(x, list) else x
-            raise InvalidInput(f"tokens[{i}]", f"a vector of length d={d}", got)
-        row = [parse_scalar(v, f"tokens[{i}][{j}]") for j, v in enumerate(x)]
-        for j, v in enumerate(row):
-            if v.free_symbols:
-                raise InvalidInput(f"tokens[{i}][{j}]", "a number (tokens do not depend on t)", x[j])
-        rows.append(row)
-    m = sympy.Matrix(rows)
-    for i in range(m.rows):
-        if all(v == 0 for v in m.row(i)):
-            raise InvalidInput(f"tokens[{i}]", "a nonzero vector", value[i])
-    exact = all(is_exact(v) for v in m)
-    if normalize:
-        if exact:
-            for i in range(m.rows):
-                norm = sympy.sqrt(sum(v ** 2 for v in m.row(i)))
-                m[i, :] = sympy.Matrix([[sympy.radsimp(v / norm) for v in m.row(i)]])
-        else:
-            arr = np.array(m.evalf(20).tolist(), dtype=float)
-            arr /= np.linalg.norm(arr, axis=1, keepdims=True)
-            return arr, None
-    arr = np.array(m.evalf(20).tolist(), dtype=float)
-    return arr, (sympy.ImmutableMatrix(m) if exact else None)
+def admit_schedule(m: object, d: int, field: str) -> MatrixSchedule:
+    """The one constructor path for schedules built in Python (docs/api.md): a schedule the reader
+    built is kept; any other is re-read from its exact JSON form through the same reader and domain
+    checks as a file (``SymbolicMatrix(sympify("(t^2-1)/(t-1) - t"))`` is refused, as in a file);
+    float data are checked for shape, finiteness and magnitude.  Anything else is refused."""
+    if was_read(m):
+        if m.dim != d:
+            raise InvalidInput(field, f"a {d}x{d} matrix", f"{m.dim}x{m.dim}")
+        return m
+    if isinstance(m, ConstantMatrix) and m.exact is None:
+        return _entries(m.array.tolist(), d, field, False)
+    if isinstance(m, (ConstantMatrix, SymbolicMatrix, LayerStack)):
+        return _matrix(m.to_json(), d, field)
+    if isinstance(m, (list, np.ndarray, sympy.MatrixBase)):
+        from .system_build import plain
+
+        return _matrix(plain(m), d, field)
+    raise InvalidType(field, "a ConstantMatrix, SymbolicMatrix, LayerStack or a d x d matrix", type(m).__name__)
 
 
 def _layer_norm(value: Any, d: int) -> LayerNormSpec:
@@ -148,7 +141,8 @@ def _layer_norm(value: Any, d: int) -> LayerNormSpec:
         vec = value.get(key, [0] * d if key == "shift" else None)
         if not isinstance(vec, list) or len(vec) != d:
             raise InvalidInput(f"layer_norm.{key}", f"a list of d={d} numbers", vec)
-        values = tuple(parse_scalar(v, f"layer_norm.{key}[{i}]") for i, v in enumerate(vec))
+        exact = not all_float(vec)
+        values = tuple(parse_scalar(v, f"layer_norm.{key}[{i}]", exact_floats=exact) for i, v in enumerate(vec))
         for i, v in enumerate(values):
             if v.free_symbols:
                 raise InvalidInput(f"layer_norm.{key}[{i}]", "a constant (layer norms do not depend on t)", vec[i])
@@ -221,9 +215,9 @@ def system_from_dict(data: Any) -> AttentionSystem:
     normalize = data.get("normalize_tokens", False)
     if not isinstance(normalize, bool):
         raise InvalidInput("normalize_tokens", "true or false", normalize)
-    tokens, exact = _tokens(data["tokens"], d, normalize)
-    if "N" in data and data["N"] != tokens.shape[0]:
-        raise InvalidInput("N", f"the number of tokens ({tokens.shape[0]})", data["N"])
+    read = read_tokens(data["tokens"], d, normalize)
+    if "N" in data and data["N"] != read.array.shape[0]:
+        raise InvalidInput("N", f"the number of tokens ({read.array.shape[0]})", data["N"])
     ln = _layer_norm(data["layer_norm"], d) if "layer_norm" in data else None
     name = data.get("name", "instance")
     if not isinstance(name, str) or len(name) > 200 or not name.isprintable():
@@ -231,8 +225,9 @@ def system_from_dict(data: Any) -> AttentionSystem:
     description = data.get("description", "")
     if not isinstance(description, str):
         raise InvalidInput("description", "a string", description)
-    return AttentionSystem(d=d, beta=beta, mask=mask, heads=tuple(heads), tokens=tokens,
-                           tokens_exact=exact, layer_norm=ln, name=name, description=description)
+    return AttentionSystem(d=d, beta=beta, mask=mask, heads=tuple(heads), tokens=read.array,
+                           tokens_exact=read.exact, layer_norm=ln, name=name, description=description,
+                           tokens_rescaled=read.rescaled)
 
 
 def load_system(path: str | Path) -> AttentionSystem:
@@ -263,52 +258,5 @@ def system_to_dict(system: AttentionSystem) -> dict[str, Any]:
     return out
 
 
-def simple_system(P, U, tokens, *, beta=1, mask: Mask = "full", name: str = "instance") -> AttentionSystem:
-    """Build a one-or-more-head system from plain Python data (exact where the data are exact).
+__all__ = ["admit_schedule", "system_from_dict", "load_system", "system_to_dict", "t"]
 
-    ``P`` and ``U`` are a matrix (nested lists / SymPy) for one head or a list of them for
-    several heads; ``"identity"`` is accepted for ``U``.
-    """
-    heads_P = P if _is_list_of_matrices(P) else [P]
-    heads_U = U if _is_list_of_matrices(U) else [U] * len(heads_P)
-    data = {
-        "name": name, "d": len(tokens[0]), "beta": _plain(beta), "mask": mask,
-        "heads": [{"P": _plain(p), "U": _plain(u)} for p, u in zip(heads_P, heads_U)],
-        "tokens": _plain(tokens),
-    }
-    return system_from_dict(data)
-
-
-def _is_list_of_matrices(x) -> bool:
-    if isinstance(x, (str, dict, sympy.MatrixBase, np.ndarray)):
-        return False
-    try:
-        first = x[0]
-        return not isinstance(first, str) and hasattr(first, "__len__") and hasattr(first[0], "__len__") \
-            and not isinstance(first[0], str)
-    except (TypeError, IndexError, KeyError):
-        return False
-
-
-def _plain(x):
-    """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
-    if isinstance(x, (str, int, float, dict)) or x is None:
-        return x
-    if isinstance(x, sympy.MatrixBase):
-        return [[_plain(v) for v in x.row(i)] for i in range(x.rows)]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, sympy.Integer):
-        return int(x)
-    if isinstance(x, sympy.Float):
-        return float(x)
-    if isinstance(x, sympy.Basic):
-        return str(x)
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, ConstantMatrix):
-        return x.to_json()
-    return x
-
-
-__all__ = ["system_from_dict", "load_system", "simple_system", "system_to_dict", "t"]

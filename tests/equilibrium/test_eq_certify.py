@@ -138,7 +138,7 @@ def test_default_examples_satisfy_hypotheses_and_are_refuted(theorem_id):
 ])
 def test_u_positive_definite_predicate(U, expected):
     from theorems.predicates.u_definite import UPositiveDefinite
-    from theorems.system_json import simple_system
+    from theorems.system_build import simple_system
 
     system = simple_system([[1, 0, 0], [0, 1, 0], [0, 0, 1]], U, [[1, 0, 0]], mask="causal")
     assert UPositiveDefinite().evaluate(system).status is expected

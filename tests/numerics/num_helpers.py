@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.system_json import simple_system
+from theorems.system_build import simple_system
 
 
 def build_system(seed: int, N: int, d: int, *, mask: str = "full", U: str = "identity", beta=1,

@@ -56,7 +56,7 @@ def test_invalid_tolerance_names_the_argument():
 
 
 def _dummy():
-    from theorems.system_json import simple_system
+    from theorems.system_build import simple_system
 
     return simple_system([[0, 0], [0, 0]], "identity", [[1, 0], [0, 1]])
 

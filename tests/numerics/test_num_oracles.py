@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from numerics import DOP853, RK4, TaylorMP
-from theorems.system_json import simple_system
+from theorems.system_build import simple_system
 
 ZERO = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]
 # Rational unit vectors with a_0 = <x_1, x_2> = -3/5.

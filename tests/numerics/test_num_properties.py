@@ -40,7 +40,7 @@ def test_first_causal_token_does_not_move(seed, N, d, scale):
 @given(seed=seeds, N=st.integers(2, 8), d=st.integers(2, 4), scale=st.floats(0.1, 2.0),
        heads=st.integers(1, 2))
 def test_hemisphere_margin_never_decreases_under_theorem_3_2(seed, N, d, scale, heads):
-    from theorems.system_json import simple_system
+    from theorems.system_build import simple_system
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((N, d))

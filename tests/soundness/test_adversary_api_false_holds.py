@@ -184,9 +184,10 @@ def test_an_attention_system_whose_float_and_exact_tokens_disagree_is_not_certif
 
     s = system_from_dict(_hf())
     antipodal = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0]])
-    liar = AttentionSystem(s.d, s.beta, s.mask, s.heads, antipodal, s.tokens_exact, s.layer_norm, "liar", "")
-    assert verify.theorem("3.2", liar, simulate=False).verdict != "holds"
-    assert verify.assumptions("3.2", instance=liar).verdict != "holds"
+    from theorems.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="tokens: expected the float values of tokens_exact"):
+        AttentionSystem(s.d, s.beta, s.mask, s.heads, antipodal, s.tokens_exact, s.layer_norm, "liar", "")
 
 
 def test_tokens_mutated_after_validation_are_not_certified():

@@ -9,7 +9,7 @@ import pytest
 
 from theorems.catalogue import get
 from theorems.predicates.top_eigen_sign import TopEigenvaluePositive, VHemisphere
-from theorems.system_json import simple_system
+from theorems.system_build import simple_system
 from theorems.verdict import Status
 from verify.cli.main import main
 

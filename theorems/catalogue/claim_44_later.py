@@ -18,7 +18,7 @@ from ..predicates.structure import EqualLNScales, MaskIs, OneHead
 from ..predicates.u_definite import UPositiveDefinite
 from ..predicates.value_map import USimpleTopEigenvalue, USymmetric, UTimeInvariant
 from ..system import AttentionSystem
-from ..system_json import simple_system
+from ..system_build import simple_system
 from .base import Theorem
 
 P_44 = [["-1/2", "3/4", "5/8"], [1, "3/4", "-1/2"], ["-1/4", "-1/8", "1/8"]]

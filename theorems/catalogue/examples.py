@@ -6,7 +6,8 @@ tokens are rational points of the unit sphere (Pythagorean quadruples).
 from __future__ import annotations
 
 from ..system import AttentionSystem
-from ..system_json import simple_system, system_from_dict
+from ..system_build import simple_system
+from ..system_json import system_from_dict
 
 # Rational unit vectors in R^3: (2/3, 2/3, 1/3), (3/5, 4/5, 0), ...
 _HEMISPHERE_TOKENS = [[1, 0, 0], ["3/5", "4/5", 0], [0, "3/5", "4/5"], ["2/3", "1/3", "2/3"]]

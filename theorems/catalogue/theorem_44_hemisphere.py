@@ -12,7 +12,7 @@ from ..predicates.structure import EqualLNScales, MaskIs, OneHead
 from ..predicates.top_eigen_sign import TopEigenvaluePositive, VHemisphere
 from ..predicates.value_map import USimpleTopEigenvalue, USymmetric, UTimeInvariant
 from ..system import AttentionSystem
-from ..system_json import simple_system
+from ..system_build import simple_system
 from .base import Theorem
 
 _P = [[1, "1/2", 0], [0, "1/2", "-1/3"], ["1/4", 0, 1]]

@@ -194,16 +194,3 @@ def matrix_norm_upper(m: ConstantMatrix) -> NormBound:
 def entry_sym(m: ConstantMatrix, i: int, j: int) -> sympy.Expr:
     """Entry as an exact SymPy number (a float entry becomes the rational it holds)."""
     return m.exact[i, j] if m.exact is not None else sympy.Rational(float(m.array[i, j]))
-
-
-def same_matrix(a: ConstantMatrix, b: ConstantMatrix) -> bool:
-    """Exact equality of two constant matrices (float values compared as the rationals they are)."""
-    if a.exact is None and b.exact is None:
-        return bool(np.array_equal(a.array, b.array))
-    ra, rb = rational_matrix(a), rational_matrix(b)
-    if ra is not None and rb is not None:
-        return ra == rb
-    return all(sympy.simplify(entry_sym(a, i, j) - entry_sym(b, i, j)) == 0
-               for i in range(a.dim) for j in range(a.dim))
-
-

@@ -33,11 +33,11 @@ import sympy
 
 from ..errors import InvalidType
 from ..expressions import t
-from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
+from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix, compare_values
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
 from ..enclosure import abs_sup, defined_on_halfline, smooth_on_halfline
-from ._rational import (EXACT_DIM_LIMIT, enclose, enclose_matrix, entry_sym, fstr, same_matrix, spectral_upper,
+from ._rational import (EXACT_DIM_LIMIT, enclose, enclose_matrix, entry_sym, fstr, spectral_upper,
                         sqrt_upper, to_fraction)
 from ._zero import SIMPLIFY_MAX_OPS, decide_zero
 from .base import Predicate
@@ -216,12 +216,14 @@ def _stack(stack: LayerStack) -> ContinuityResult:
         return ContinuityResult(Status.HOLDS, "linear interpolation: Lipschitz with max_k ||M_{k+1} - M_k||_F / dt",
                                 lipschitz, {"dt": fstr(dt), "pairs_checked": len(pairs), "worst_pair": worst_pair,
                                             "exact_data": exact})
+    undecided = None
     for k, k1 in pairs:
-        if not same_matrix(stack.layers[k], stack.layers[k1]):
+        same, big = compare_values(stack.layers[k], stack.layers[k1])
+        if same is None and undecided is None:
+            undecided = {"layers": [k, k1], "entry": list(big)}
+        if same is False:  # ``big``: an entry whose jump is proven nonzero (exactly, or by an arb enclosure)
             boundary = (k + 1) * dt
             diff = stack.layers[k1].array - stack.layers[k].array
-            big = max(((i, j) for i in range(diff.shape[0]) for j in range(diff.shape[1])),
-                      key=lambda ij: abs(diff[ij]))
             jump = sympy.simplify(entry_sym(stack.layers[k1], *big) - entry_sym(stack.layers[k], *big))
             return ContinuityResult(Status.FAILS, "piecewise-constant stack jumps at a layer boundary", None, {
                 "layers": [k, k1], "boundary_time": fstr(boundary),
@@ -230,6 +232,9 @@ def _stack(stack: LayerStack) -> ContinuityResult:
                 "jump_frobenius": float((diff ** 2).sum() ** 0.5),
                 "claim": "P(s_j) = M_k and P(t_j) = M_k' for every j >= 1, so ||P(s_j) - P(t_j)||_2 >= "
                          "|jump_entry_value| > 0 while s_j - t_j -> 0"})
+    if undecided is not None:
+        return ContinuityResult(Status.UNKNOWN, "could not decide whether two consecutive layers differ", None,
+                                undecided)
     return ContinuityResult(Status.HOLDS, "all layers equal: the stack is constant", Fraction(0))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from ..errors import InvalidType
-from ..matrices import ConstantMatrix, MatrixSchedule, SymbolicMatrix
+from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix, exact_entries
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, fails, holds, unknown
 from .base import Predicate
@@ -25,6 +25,27 @@ def _symbolic(m: MatrixSchedule) -> sympy.Matrix | None:
     return None
 
 
+def _constant_of(m: MatrixSchedule) -> MatrixSchedule:
+    """A stack proven constant (every layer equal exactly) is its first layer."""
+    return m.layers[0] if isinstance(m, LayerStack) and m.time_invariant else m
+
+
+def _same_layout(a: MatrixSchedule, b: MatrixSchedule) -> bool:
+    return (isinstance(a, LayerStack) and isinstance(b, LayerStack) and len(a.layers) == len(b.layers)
+            and a.dt == b.dt and a.periodic == b.periodic and a.interpolation == b.interpolation)
+
+
+def _exact_pair(a: MatrixSchedule, b: MatrixSchedule) -> tuple[sympy.Matrix | None, sympy.Matrix | None]:
+    """Exact forms of both sides when either is exact: float data next to exact data are compared
+    as the binary rationals they hold, never after rounding the exact side to float64."""
+    ea, eb = _symbolic(a), _symbolic(b)
+    if ea is not None and eb is None and isinstance(b, ConstantMatrix):
+        eb = exact_entries(b)
+    if eb is not None and ea is None and isinstance(a, ConstantMatrix):
+        ea = exact_entries(a)
+    return ea, eb
+
+
 def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
     """``pairs``: per head (A, B) schedules whose difference should vanish identically.
 
@@ -34,11 +55,23 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
     """
     per_head = []
     for h, (a, b) in enumerate(pairs):
+        if _same_layout(a, b):  # two stacks on the same layers: the difference vanishes iff it does on each layer
+            layer_pairs = list(zip(a.layers, b.layers))
+            sub = _difference_verdict(name, label, layer_pairs, what)
+            if not sub.holds:
+                k = sub.witness.get("head", 0)
+                witness = {key: v for key, v in sub.witness.items() if key != "head"}
+                builder = fails if sub.status is Status.FAILS else unknown
+                return builder(name, f"head {h}, layer {k}: " + sub.reason.split(": ", 1)[-1],
+                               {"head": h, "layer": k, **witness}, sub.exact)
+            per_head.append("0 on every layer")
+            continue
         open_conditions = [c for m in (a, b) if isinstance(m, SymbolicMatrix) for c in m.open_conditions]
         if open_conditions:
             return unknown(name, f"head {h}: domain conditions of the entries are not proven",
                            {"head": h, "open_domain_conditions": open_conditions})
-        ea, eb = _symbolic(a), _symbolic(b)
+        a, b = _constant_of(a), _constant_of(b)
+        ea, eb = _exact_pair(a, b)
         if ea is not None and eb is not None:
             nonzero, undecided = scan_zero(ea - eb)
             if nonzero is not None:
@@ -51,8 +84,8 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
                                {"head": h, "entries": undecided})
             per_head.append("0")
             continue
-        if a.time_invariant and b.time_invariant:
-            da, db = a.at(0.0), b.at(0.0)
+        if isinstance(a, ConstantMatrix) and isinstance(b, ConstantMatrix):  # both float data
+            da, db = a.array, b.array
             dev = float(np.linalg.norm(da - db)) / max(float(np.linalg.norm(da)), 1e-300)
             per_head.append(dev)
             if not np.array_equal(da, db):
@@ -61,30 +94,8 @@ def _difference_verdict(name: str, label: str, pairs, what: str) -> Verdict:
                              {"head": h, "entry": [i, j], "entry_value": float(da[i, j] - db[i, j]),
                               "relative_deviation": dev}, exact=False)
             continue
-        return unknown(name, f"head {h}: {label} is a time-varying float schedule; not decided", {"head": h})
+        return unknown(name, f"head {h}: {label} is a time-varying layer stack; not decided", {"head": h})
     return holds(name, f"{what} is exactly zero for every head", {"per_head": per_head})
-
-
-class _Transposed(MatrixSchedule):
-    """Helper view ``M(t)^T`` (same kind of data)."""
-
-    def __init__(self, m: MatrixSchedule) -> None:
-        self._m = m
-        self.kind = m.kind
-
-    @property
-    def dim(self) -> int:
-        return self._m.dim
-
-    def at(self, time: float) -> np.ndarray:
-        return self._m.at(time).T
-
-    @property
-    def time_invariant(self) -> bool:
-        return self._m.time_invariant
-
-    def to_json(self) -> object:
-        raise InvalidType("matrix", "a serialisable matrix (a transposed view is not serialised)", type(self).__name__)
 
 
 def _transpose(m: MatrixSchedule) -> MatrixSchedule:
@@ -92,7 +103,9 @@ def _transpose(m: MatrixSchedule) -> MatrixSchedule:
         return ConstantMatrix(array=m.array.T.copy(), exact=None if m.exact is None else m.exact.T)
     if isinstance(m, SymbolicMatrix):
         return SymbolicMatrix(m.expr.T, m.open_conditions)
-    return _Transposed(m)
+    if isinstance(m, LayerStack):
+        return LayerStack(tuple(_transpose(layer) for layer in m.layers), m.dt, m.periodic, m.interpolation)
+    raise InvalidType("matrix", "a ConstantMatrix, SymbolicMatrix or LayerStack", type(m).__name__)
 
 
 class PSymmetric(Predicate):

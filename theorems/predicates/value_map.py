@@ -18,11 +18,10 @@ import sympy
 from ..expressions import t
 from ..enclosure import enclose, smooth_on_halfline
 from ..enclosure.halfline import box
-from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix
+from ..matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix, compare_values, exact_entries
 from ..system import AttentionSystem
 from ..verdict import Status, Verdict, combine, fails, holds, unknown
 from ._eigen import top_eigen
-from ._rational import same_matrix
 from ._zero import PROBES, decide_zero, nonzero_at, scan_zero
 from .base import Predicate
 from .evidence import TopEigen
@@ -123,11 +122,18 @@ def constant_value(schedule: MatrixSchedule) -> tuple[Status, Any, dict]:
     if isinstance(schedule, ConstantMatrix):
         return Status.HOLDS, schedule, {}
     if isinstance(schedule, LayerStack):
-        first = schedule.layers[0]
+        first, undecided = schedule.layers[0], None
         for k, layer in enumerate(schedule.layers[1:], start=1):
-            if not same_matrix(first, layer):
-                diff = np.abs(layer.array - first.array)
-                return Status.FAILS, None, {"layers": [0, k], "max_entry_difference": float(diff.max())}
+            same, entry = compare_values(first, layer)
+            if same is False:
+                i, j = entry
+                diff = exact_entries(layer)[i, j] - exact_entries(first)[i, j]
+                return Status.FAILS, None, {"layers": [0, k], "entry": [i, j], "entry_difference": str(diff),
+                                            "max_entry_difference": float(np.abs(layer.array - first.array).max())}
+            if same is None and undecided is None:
+                undecided = {"layers": [0, k], "entry": list(entry), "reason": "equality of the entries undecided"}
+        if undecided is not None:
+            return Status.UNKNOWN, None, undecided
         return Status.HOLDS, first, {}
     if schedule.open_conditions:
         return Status.UNKNOWN, None, {"open_domain_conditions": list(schedule.open_conditions)}
