@@ -156,7 +156,7 @@ def _check_hemispheres(model, prompts) -> tuple[HemisphereLayer, ...]:
 
 
 _CHECKS: dict[str, Callable] = {
-    "one_head": hyp.one_head, "U_identity": hyp.U_identity, "U_symmetric": hyp.U_symmetric,
+    "one_head": hyp.one_head, "dim_at_least_2": hyp.dim_at_least_2, "U_identity": hyp.U_identity, "U_symmetric": hyp.U_symmetric,
     "U_time_invariant": hyp.U_time_invariant, "U_simple_top_eigenvalue": hyp.U_simple_top_eigenvalue,
     "P_bounded": hyp.P_bounded, "P_uniformly_continuous": hyp.P_uniformly_continuous,
     "scores_bilinear": hyp.scores_bilinear, "tokens_on_sphere": hyp.tokens_on_sphere, "no_feedforward": hyp.no_feedforward,

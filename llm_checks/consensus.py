@@ -12,10 +12,14 @@ own initialization, drawn once with ``seed``: random but periodic), ``random-fre
 then re-drawn before every later pass with seed ``42 + i + 1``).
 
 Long runs: ``checkpoint(state)`` is called after every pass of every prompt batch with everything
-needed to continue (:mod:`llm_checks.checkpoint` stores it); ``resume=state`` continues from it and
-gives the same numbers as an uninterrupted run (each pass's state and fresh-weight seed are
-reproduced exactly).  ``compare_float32`` re-runs the first batch with float32 arithmetic on the
-same (rounded) weights and reports the per-block drift of every metric.
+needed to continue, in the versioned format of :mod:`llm_checks.checkpoint` (which stores it):
+``format``, ``version``, ``fingerprint``, ``batch``, ``next_pass``, ``dtype``, the metric arrays
+``E``, the ``done`` mask of the cells measured and the residual stream ``x`` mid-batch.
+``resume=state`` is checked against this run (:func:`llm_checks.checkpoint.check_checkpoint`)
+before any work, then continues and gives the same numbers as an uninterrupted run, bit for bit
+(each pass's state and fresh-weight seed are reproduced exactly).  ``compare_float32`` re-runs the
+first batch with float32 arithmetic on the same (rounded) weights and reports the per-block drift
+of every metric.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from theorems.errors import InvalidInput
 from numerics.progress import Progress
 
 from ._deps import require_torch
+from .checkpoint import FORMAT, VERSION, RunShape, check_checkpoint
 from .loaders import LoadedModel, random_model
 from .metrics import METRICS, check_metric_options, consensus_metrics
 from .prompts import batches, random_prompts
@@ -182,11 +187,14 @@ def measure_consensus(
     prompts: list[np.ndarray] | None = None,
     checkpoint: Callable[[dict], None] | None = None,
     resume: dict | None = None,
+    on_resume: Callable[[int, int], None] | None = None,
 ) -> ConsensusResult:
     """Run the protocol; ``progress(fraction)`` (blocks done / all blocks) after every block of every batch.
 
     ``prompts`` (token-id arrays, lengths >= 2) replace the random prompts; then ``options.prompts``
-    must equal their number.  ``checkpoint`` / ``resume``: see the module docstring.
+    must equal their number.  ``checkpoint`` / ``resume``: see the module docstring; a ``resume``
+    state that does not fit this run raises :class:`InvalidInput` naming the field, before any work;
+    ``on_resume(batch, next_pass)`` is called once it passed.
     """
     torch = require_torch()
     start = time.perf_counter()
@@ -205,18 +213,22 @@ def measure_consensus(
     depth = options.passes * n_blocks
     plan = batches(prompts, options.batch_size)
     key = fingerprint(options, provenance, ids)
+    stack_dtype = next(model.parameters()).dtype
     E = {name: np.zeros((options.prompts, depth)) for name in METRICS}
+    measured = np.zeros((options.prompts, depth), dtype=bool)
     first_batch, first_pass, state = 0, 0, None
     if resume is not None:
-        if resume.get("fingerprint") != key:
-            raise InvalidInput("resume", "a checkpoint of this very run (same options, weights and prompts)",
-                               "a checkpoint of another run", hint="start afresh without --resume, or pass the original options")
+        shape = RunShape(key, str(stack_dtype), options.passes, n_blocks, tuple(plan),
+                         tuple(len(prompts[lo]) for lo, _ in plan), int(model.config.hidden_size))
+        resume = check_checkpoint(resume, shape)
         for name in METRICS:
             E[name][...] = resume["E"][name]
-        first_batch, first_pass, state = int(resume["batch"]), int(resume["next_pass"]), resume.get("x")
+        measured[...] = resume["done"]
+        first_batch, first_pass, state = resume["batch"], resume["next_pass"], resume["x"]
+        if on_resume is not None:
+            on_resume(first_batch, first_pass)
     total = depth * len(plan)
     done = first_batch * depth + first_pass * n_blocks
-    stack_dtype = next(model.parameters()).dtype
 
     for b in range(first_batch, len(plan)):
         lo, hi = plan[b]
@@ -226,6 +238,7 @@ def measure_consensus(
             nonlocal done
             for name, value in _metrics(model, hidden, options).items():
                 E[name][lo:hi, k] = value.cpu().numpy()
+            measured[lo:hi, k] = True
             done += 1
             if progress is not None:
                 progress(done / max(1, total))
@@ -234,9 +247,9 @@ def measure_consensus(
             if checkpoint is None:
                 return
             last = p + 1 == options.passes
-            checkpoint({"fingerprint": key, "E": {n: E[n].copy() for n in METRICS}, "batch": b + 1 if last else b,
-                        "next_pass": 0 if last else p + 1, "x": None if last else _host(x_next),
-                        "dtype": str(stack_dtype)})
+            checkpoint({"format": FORMAT, "version": VERSION, "fingerprint": key, "E": {n: E[n].copy() for n in METRICS},
+                        "done": measured.copy(), "batch": b + 1 if last else b, "next_pass": 0 if last else p + 1,
+                        "x": None if last else _host(x_next), "dtype": str(stack_dtype)})
 
         start_pass = first_pass if b == first_batch else 0
         start_state = None

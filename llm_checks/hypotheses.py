@@ -51,6 +51,14 @@ def mask_causal(layout: ModelLayout, n_tokens: int | None) -> Verdict:
     return fails("mask_causal", f"layers {sorted(local)} attend only to the last {smallest} tokens: M(i) != {{1..i}} for i > {smallest}", witness)
 
 
+def dim_at_least_2(layout: ModelLayout, m: Measurements) -> Verdict:
+    """Theorem 4.2 needs ``d >= 2``; a model's tokens live in ``R^D`` with ``D = d_model``."""
+    witness = {"d": layout.d_model}
+    if layout.d_model >= 2:
+        return holds("dim_at_least_2", f"D = {layout.d_model} >= 2", witness)
+    return fails("dim_at_least_2", f"D = {layout.d_model} < 2: on S^0 every start is an equilibrium", witness)
+
+
 def one_head(layout: ModelLayout, m: Measurements) -> Verdict:
     witness = {"heads": layout.n_heads}
     if layout.n_heads == 1:

@@ -21,6 +21,7 @@ from .enclosure import check_condition, constant_interval
 from .errors import InvalidInput, InvalidType
 from .expressions import exact_value
 from .matrices import MatrixSchedule
+from .schedule_reading import admit_schedule
 
 Mask = Literal["full", "causal"]
 TOKEN_NORM_TOL = 1e-12
@@ -67,8 +68,6 @@ class AttentionSystem:
             raise InvalidInput("heads", "at least one head", [])
         if not (self.beta.is_number and check_condition("positive", self.beta).status == "proven"):
             raise InvalidInput("beta", "a constant proven positive", str(self.beta))
-        from .system_json import admit_schedule  # the one reader (it builds systems: imported here, not above)
-
         heads = []
         for h, head in enumerate(self.heads):
             if not isinstance(head, Head):

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from .expressions import exact_value
-from .matrices import ConstantMatrix
+from .schedule_reading import plain
 from .system import AttentionSystem, Mask
 
 
@@ -44,25 +43,5 @@ def _is_list_of_matrices(x) -> bool:
         return False
 
 
-def plain(x):
-    """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
-    if isinstance(x, (str, int, float, dict)) or x is None:
-        return x
-    if isinstance(x, sympy.MatrixBase):
-        return [[plain(v) for v in x.row(i)] for i in range(x.rows)]
-    if isinstance(x, np.ndarray):
-        return [plain(v) for v in x.tolist()] if x.dtype == object else x.tolist()
-    if isinstance(x, sympy.Integer):
-        return int(x)
-    if isinstance(x, sympy.Float):  # float data; a Float wider than a double stays exact data
-        return float(x) if x._prec <= 53 else str(sympy.Rational(x))
-    if isinstance(x, sympy.Basic):
-        return str(exact_value(x))  # a Float inside an expression: the binary rational it holds
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    if isinstance(x, ConstantMatrix):
-        return x.to_json()
-    return x
 
-
-__all__ = ["plain", "simple_system"]
+__all__ = ["simple_system"]

@@ -11,26 +11,21 @@ files of at most 50 MB, JSON nested at most 64 deep, integers of at most 4000 di
 """
 from __future__ import annotations
 
-import difflib
-import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import sympy
 
-from .errors import InvalidInput, InvalidType
+from .errors import InvalidInput
 from .safe_json import read_json
-from .expressions import all_float, parse_entry, parse_positive_constant, parse_scalar, t
-from .matrices import ConstantMatrix, LayerStack, MatrixSchedule, SymbolicMatrix, mark_read, was_read
-from .system import AttentionSystem, Head, LayerNormSpec, Mask
+from .expressions import all_float, parse_positive_constant, parse_scalar, t
+from .schedule_reading import check_keys as _check_keys, read_schedule as _matrix
+from .system import AttentionSystem, Head, LayerNormSpec
 from .token_reading import read_tokens
 
 TOP_KEYS = {"name", "description", "d", "N", "beta", "mask", "heads", "tokens", "normalize_tokens", "layer_norm"}
 REQUIRED = ("d", "beta", "mask", "heads", "tokens")
 HEAD_KEYS = {"P", "U"}
-STACK_KEYS = {"kind", "layers", "dt", "periodic", "interpolation"}
-EXPR_KEYS = {"kind", "entries"}
 MAX_DIM = 1024
 """Largest dimension d: ``verify theorem`` takes ~17 s at d = 1024 and ~70 s at d = 2048 (identity P)."""
 MAX_TOKENS = 20_000
@@ -39,97 +34,6 @@ MAX_HEADS = 64
 MAX_LAYERS = 1024
 MAX_SCALARS = 300_000
 """Most numbers in all matrices, tokens and the layer norm of one file (dense d = 512: ~16 s)."""
-
-
-def _check_keys(obj: dict, allowed: set[str], field: str) -> None:
-    for key in obj:
-        if key not in allowed:
-            close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
-            hint = f"Did you mean {close[0]!r}?" if close else f"Allowed keys: {', '.join(sorted(allowed))}"
-            raise InvalidInput(f"{field}{'.' if field else ''}{key}", "a known key", key, hint)
-
-
-def _matrix(value: Any, d: int, field: str) -> MatrixSchedule:
-    if isinstance(value, str):
-        if value == "identity":
-            return mark_read(ConstantMatrix.identity(d))
-        if value == "zero":
-            return mark_read(ConstantMatrix.from_sympy(sympy.zeros(d, d)))
-        raise InvalidInput(field, "a matrix, 'identity', 'zero' or an object with \"kind\"", value)
-    if isinstance(value, dict):
-        kind = value.get("kind")
-        if kind == "stack":
-            return _stack(value, d, field)
-        if kind in ("expression", "constant"):
-            _check_keys(value, EXPR_KEYS, field)
-            if "entries" not in value:
-                raise InvalidInput(f"{field}.entries", "a d x d list of entries", None)
-            return _entries(value["entries"], d, f"{field}.entries", not all_float(value["entries"]))
-        raise InvalidInput(f"{field}.kind", "'constant', 'expression' or 'stack'", kind)
-    return _entries(value, d, field, not all_float(value))
-
-
-def _entries(value: Any, d: int, field: str, exact: bool) -> MatrixSchedule:
-    """A ``d x d`` matrix; ``exact``: the matrix (or its stack) holds an exact entry, so its floats
-    are read as the binary rationals they denote (docs/format.md, Numbers)."""
-    if not isinstance(value, list) or len(value) != d:
-        got = f"{len(value)} rows" if isinstance(value, list) else value
-        raise InvalidInput(field, f"a {d}x{d} matrix (list of {d} rows)", got)
-    rows = []
-    for i, row in enumerate(value):
-        if not isinstance(row, list) or len(row) != d:
-            got = f"{len(row)} entries" if isinstance(row, list) else row
-            raise InvalidInput(f"{field}[{i}]", f"a row of {d} entries", got)
-        rows.append([parse_entry(v, f"{field}[{i}][{j}]", exact_floats=exact) for j, v in enumerate(row)])
-    m = sympy.ImmutableMatrix([[e for e, _ in row] for row in rows])
-    open_conditions = tuple(f"[{i}][{j}]: {c}" for i, row in enumerate(rows) for j, (_, cs) in enumerate(row) for c in cs)
-    if m.free_symbols or open_conditions:
-        return mark_read(SymbolicMatrix(m, open_conditions))
-    return mark_read(ConstantMatrix.from_sympy(m))
-
-
-def _stack(value: dict, d: int, field: str) -> LayerStack:
-    _check_keys(value, STACK_KEYS, field)
-    layers = value.get("layers")
-    if not isinstance(layers, list) or not layers:
-        raise InvalidInput(f"{field}.layers", "a non-empty list of d x d matrices", layers)
-    mats = []
-    exact = not all_float(layers)  # one exact entry anywhere in the stack: every layer is exact data
-    for k, layer in enumerate(layers):
-        m = _entries(layer, d, f"{field}.layers[{k}]", exact)
-        if not isinstance(m, ConstantMatrix):
-            raise InvalidInput(f"{field}.layers[{k}]", "a constant matrix (no t in a layer)", layer)
-        mats.append(m)
-    dt = value.get("dt", 1.0)
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
-        raise InvalidInput(f"{field}.dt", "a positive finite number (layer duration)", dt)
-    periodic = value.get("periodic", True)
-    if not isinstance(periodic, bool):
-        raise InvalidInput(f"{field}.periodic", "true or false", periodic)
-    interp = value.get("interpolation", "constant")
-    if interp not in ("constant", "linear"):
-        raise InvalidInput(f"{field}.interpolation", "'constant' or 'linear'", interp)
-    return mark_read(LayerStack(tuple(mats), float(dt), periodic, interp))
-
-
-def admit_schedule(m: object, d: int, field: str) -> MatrixSchedule:
-    """The one constructor path for schedules built in Python (docs/api.md): a schedule the reader
-    built is kept; any other is re-read from its exact JSON form through the same reader and domain
-    checks as a file (``SymbolicMatrix(sympify("(t^2-1)/(t-1) - t"))`` is refused, as in a file);
-    float data are checked for shape, finiteness and magnitude.  Anything else is refused."""
-    if was_read(m):
-        if m.dim != d:
-            raise InvalidInput(field, f"a {d}x{d} matrix", f"{m.dim}x{m.dim}")
-        return m
-    if isinstance(m, ConstantMatrix) and m.exact is None:
-        return _entries(m.array.tolist(), d, field, False)
-    if isinstance(m, (ConstantMatrix, SymbolicMatrix, LayerStack)):
-        return _matrix(m.to_json(), d, field)
-    if isinstance(m, (list, np.ndarray, sympy.MatrixBase)):
-        from .system_build import plain
-
-        return _matrix(plain(m), d, field)
-    raise InvalidType(field, "a ConstantMatrix, SymbolicMatrix, LayerStack or a d x d matrix", type(m).__name__)
 
 
 def _layer_norm(value: Any, d: int) -> LayerNormSpec:
@@ -258,5 +162,5 @@ def system_to_dict(system: AttentionSystem) -> dict[str, Any]:
     return out
 
 
-__all__ = ["admit_schedule", "system_from_dict", "load_system", "system_to_dict", "t"]
+__all__ = ["system_from_dict", "load_system", "system_to_dict", "t"]
 

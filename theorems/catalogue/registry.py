@@ -16,7 +16,7 @@ from ..predicates.bounded import PBounded
 from ..predicates.continuity import PUniformlyContinuous
 from ..predicates.energy import PSymmetric, PTimeInvariant, UEqualsP
 from ..predicates.open_hemisphere import OpenHemisphere
-from ..predicates.structure import EqualLNScales, MaskIs, OneHead
+from ..predicates.structure import DimensionAtLeast, EqualLNScales, MaskIs, OneHead
 from ..predicates.value_map import UIdentity, USimpleTopEigenvalue, USymmetric, UTimeInvariant
 from . import examples
 from .base import Theorem
@@ -57,12 +57,15 @@ _THEOREMS = (
     Theorem(
         id="4.2", kind="theorem", title="Consensus under causal attention",
         setting="causal attention, any number of heads",
-        hypotheses=(MaskIs("causal"), UIdentity(), PBounded(), EqualLNScales()),
+        hypotheses=(MaskIs("causal"), DimensionAtLeast(2), UIdentity(), PBounded(), EqualLNScales()),
         conclusion=("x_1 never moves; the consensus set is asymptotically stable with a domain of attraction of "
                     "almost every initial condition; every token tends to x_1(0)"),
         citation=CITATION + ", Theorem 4.2",
-        reading=("Numbering confirmed by the seeds. As read by this project: 'almost every' excludes starts where some "
-                 "token sits at -x_1 (for token 2 exactly x_2(0) = -x_1(0))."),
+        reading=("Numbering confirmed by the seeds. As read by this project: the exceptional set of 'almost every' is "
+                 "the measure-zero set of starts that converge to a configuration with some token at -x_1 (a token that "
+                 "starts at -x_1 generally still converges to x_1 once an earlier token moves; it stays at -x_1 when "
+                 "every earlier token sits at +-x_1, as x_2(0) = -x_1(0) does). Needs d >= 2: on S^0 the field "
+                 "vanishes and every start is an equilibrium."),
         example=examples.example_4_2,
         plan="verify.theorem.proofs_causal:PLAN_4_2",
     ),

@@ -4,12 +4,12 @@ from .base import Predicate
 from .bounded import PBounded, schedule_bound
 from .continuity import PUniformlyContinuous, schedule_uniform_continuity
 from .open_hemisphere import OpenHemisphere, hemisphere_verdict
-from .structure import EqualLNScales, MaskIs, OneHead
+from .structure import DimensionAtLeast, EqualLNScales, MaskIs, OneHead
 from .value_map import (UIdentity, USimpleTopEigenvalue, USymmetric, UTimeInvariant, antisymmetric_share,
                         identity_deviation)
 
 __all__ = [
-    "EqualLNScales", "MaskIs", "OneHead", "OpenHemisphere", "PBounded", "PUniformlyContinuous", "Predicate",
+    "DimensionAtLeast", "EqualLNScales", "MaskIs", "OneHead", "OpenHemisphere", "PBounded", "PUniformlyContinuous", "Predicate",
     "UIdentity", "USimpleTopEigenvalue", "USymmetric", "UTimeInvariant", "antisymmetric_share",
     "hemisphere_verdict", "identity_deviation", "schedule_bound", "schedule_uniform_continuity",
 ]

@@ -53,6 +53,40 @@ class MaskIs(Predicate):
         return fails(self.id, f"the system uses {system.mask} attention, the result needs {self.mask}", witness)
 
 
+class DimensionAtLeast(Predicate):
+    """The ambient dimension is at least ``k`` (id ``dim_at_least_k``).  Theorem 4.2 needs ``d >= 2``:
+    on ``S^0 = {-1, +1}`` the projection ``Proj_x = 1 - x^2`` vanishes, every configuration is an
+    equilibrium, and the starts with a token at ``-x_1`` (a set of positive counting measure) never
+    reach consensus.  The failure witness is that equilibrium, checked exactly."""
+
+    id: str
+    statement: str
+
+    def __init__(self, k: int) -> None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInput("k", "a positive integer", k)
+        self.k = k
+        self.id = f"dim_at_least_{k}"
+        self.statement = f"the ambient dimension is at least {k} (d >= {k})"
+
+    def __repr__(self) -> str:
+        return f"DimensionAtLeast({self.k})"
+
+    def evaluate(self, system: AttentionSystem) -> Verdict:
+        if system.d >= self.k:
+            return holds(self.id, f"d = {system.d} >= {self.k}", {"d": system.d})
+        witness = {"d": system.d, "required": self.k}
+        if system.d == 1:
+            # Proj_x F = (1 - x^2) F: exactly 0 at x = +-1 for every F, whatever P, U and beta.
+            witness.update({"equilibrium": [["1"], ["-1"]], "projection_at_tokens": ["1 - 1^2 = 0", "1 - (-1)^2 = 0"],
+                            "claim": "x_1 = 1, x_2 = -1 (and every start with some token at -x_1) is an equilibrium of "
+                                     "eq. 5 on S^0, so x_2 never tends to x_1; with N >= 2 these starts are 2^(N-1) - 1 "
+                                     "of the 2^(N-1) configurations with x_1 = 1: positive counting measure"})
+        return fails(self.id, f"d = {system.d} < {self.k}" + (": on S^0 every start is an equilibrium (the field "
+                     "Proj_x F vanishes), so 'almost every start converges' is false" if system.d == 1 else ""),
+                     witness)
+
+
 class OneHead(Predicate):
     """Exactly one attention head (``H = 1``), as in Assumption 4.4."""
 
@@ -107,4 +141,4 @@ class EqualLNScales(Predicate):
         return holds(self.id, f"all {len(scales)} scales equal {scales[0]}", {**witness, "scale": str(scales[0])})
 
 
-__all__ = ["EqualLNScales", "MaskIs", "OneHead"]
+__all__ = ["DimensionAtLeast", "EqualLNScales", "MaskIs", "OneHead"]

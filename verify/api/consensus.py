@@ -11,7 +11,9 @@ It is a measurement, not a verdict: ``status`` is ``completed`` and the exit cod
 is a number of random-token prompts or a file (a JSON list of token-id lists, or text, one prompt
 per line, tokenized with the model's tokenizer).  ``out`` receives ``consensus.json`` and
 ``consensus.npz`` and, while the run lasts, a checkpoint after every pass (``resume`` continues
-it); ``plot`` a PNG.  Every target is checked before the model is loaded and every file is
+it; the checkpoint format and its checks are :mod:`llm_checks.checkpoint`'s: a checkpoint that
+does not fit the run is refused, naming the field, before anything is measured, reported or
+written); ``plot`` a PNG.  Every target is checked before the model is loaded and every file is
 rendered before any is written (:mod:`verify.outputs`).  Every option is type-checked before the
 model loads: the sizes against :data:`LIMITS`, ``seed`` below 2^64, ``device`` ``cpu`` or
 ``cuda[:N]``, and a bool option takes ``True`` / ``False`` only.  Nothing here prints: ``on_event`` gets
@@ -175,6 +177,8 @@ def run(model, opts: ConsensusCall, targets: list[Target], *, progress: Callable
     from llm_checks.render import render_consensus
 
     say = on_event or (lambda message: None)
+    ckpt = Path(opts.out) / CHECKPOINT if opts.out else None
+    resume = load_checkpoint(ckpt) if opts.resume and ckpt else None  # its own checks, before the model loads
     random_init = opts.random_init or (opts.mode != "trained" and opts.weights is None)
     started = time.perf_counter()
     loaded = load_model(str(model), weights=opts.weights, random_init=random_init, seed=opts.seed, dtype=opts.dtype,
@@ -189,14 +193,9 @@ def run(model, opts: ConsensusCall, targets: list[Target], *, progress: Callable
                                weights_mode=opts.mode, seed=opts.seed, batch_size=opts.batch_size, anchor=opts.anchor,
                                center=opts.center, final_ln=opts.final_ln, prompts_source=source,
                                compare_float32=opts.compare_float32)
-    checkpoint = resume = None
-    if opts.out:
-        ckpt = Path(opts.out) / CHECKPOINT
-        resume = load_checkpoint(ckpt) if opts.resume else None
-        checkpoint = lambda state: save_checkpoint(ckpt, state)  # noqa: E731
-        if resume:
-            say(f"resuming at prompt batch {resume['batch']}, pass {resume['next_pass']}")
-    result = measure_consensus(loaded, options, progress=progress, prompts=rows, checkpoint=checkpoint, resume=resume)
+    checkpoint = None if ckpt is None else (lambda state: save_checkpoint(ckpt, state))
+    result = measure_consensus(loaded, options, progress=progress, prompts=rows, checkpoint=checkpoint, resume=resume,
+                               on_resume=lambda b, p: say(f"resuming at prompt batch {b}, pass {p}"))
     body = {"status": "completed", **result.to_json()}
     body["cli_options"] = {k: str(v) if isinstance(v, Path) else v for k, v in asdict(opts).items()}
     body["cli_options"].update(model=str(model), prompts=str(opts.prompts))
