@@ -252,8 +252,8 @@ def exact_zero_of_polynomial(poly: str, at: Fraction) -> bool:
     return eval(code, {"__builtins__": {}}, {"_F": Fraction, "t": at}) == 0  # noqa: S307
 
 
-def evaluate_case(case: Case, seconds: int = 20) -> dict:
-    """Load and evaluate the false predicates of ``case``.  Returns a record:
+def evaluate_case(case: Case, seconds: int = 20, load: Callable[[dict], object] | None = None) -> dict:
+    """Load (``load``: the instance reader by default) and evaluate the false predicates of ``case``.  Returns a record:
     ``{"load": "ok" | "rejected" | "crash: ..." | "timeout", "verdicts": {pred_id: status | "crash: ..." |
     "timeout"}, "message": str}``."""
     from theorems import InvalidInput, system_from_dict
@@ -264,7 +264,7 @@ def evaluate_case(case: Case, seconds: int = 20) -> dict:
     record: dict = {"load": None, "verdicts": {}, "message": ""}
     try:
         with time_limit(seconds):
-            system = system_from_dict(json.loads(json.dumps(case.data)))
+            system = (load or system_from_dict)(json.loads(json.dumps(case.data)))
     except InvalidInput as exc:
         record["load"] = "rejected"
         record["message"] = str(exc)[:300]
