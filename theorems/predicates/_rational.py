@@ -194,3 +194,27 @@ def matrix_norm_upper(m: ConstantMatrix) -> NormBound:
 def entry_sym(m: ConstantMatrix, i: int, j: int) -> sympy.Expr:
     """Entry as an exact SymPy number (a float entry becomes the rational it holds)."""
     return m.exact[i, j] if m.exact is not None else sympy.Rational(float(m.array[i, j]))
+
+
+def rational_direction(row) -> list[Fraction] | None:
+    """A rational vector that is a *positive* multiple of ``row`` (exact SymPy numbers), or None.
+
+    Rational rows are themselves; a row ``c q`` with ``q`` rational and ``c`` one irrational factor
+    (a token the reader divided by its exact norm, ``x / sqrt(|x|^2)``) gives ``sign(c) q``: every
+    ratio ``row_j / row_k`` is rational exactly and the sign of ``row_k`` is proven by an enclosure.
+    Sign questions about a token (hemispheres, ``<v, x> > 0``) depend on its direction only."""
+    values = [sympy.sympify(v) for v in row]
+    if all(v.is_Rational for v in values):
+        return [to_fraction(v) for v in values]
+    pivot = next((v for v in values if v != 0), None)
+    if pivot is None:
+        return None
+    ratios = [v / pivot for v in values]
+    ratios = [r if r.is_Rational else sympy.radsimp(r) for r in ratios]  # exact rewriting, never a guess
+    if not all(r.is_Rational for r in ratios):
+        return None
+    lo, hi = enclose(pivot)
+    if not (lo > 0 or hi < 0):
+        return None
+    sign = 1 if lo > 0 else -1
+    return [sign * to_fraction(r) for r in ratios]

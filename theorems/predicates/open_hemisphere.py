@@ -26,18 +26,24 @@ from ..errors import InvalidInput
 from ..hemisphere_margin import farkas_lp, hemisphere_lp
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
-from ._rational import enclose, fstr, to_fraction
+from ._rational import enclose, fstr, rational_direction, to_fraction
 from .base import Predicate
 
 MAX_EXACT_SUPPORT = 400
 _ID = "open_hemisphere"
 
 
-def _exact_rows(points: np.ndarray, exact_points) -> tuple[list[list[Any]], bool]:
-    """Rows as Fractions (rational data or float values) or SymPy numbers; flag: all rational."""
+def _exact_rows(points: np.ndarray, exact_points) -> tuple[list[list[Any]], bool, bool]:
+    """Rows as Fractions (rational data or float values) or SymPy numbers; flags: all rational, and
+    whether the rows are rational positive multiples of the tokens (:func:`rational_direction`)."""
     if exact_points is None:
-        return [[Fraction(float(v)) for v in row] for row in points], True
+        return [[Fraction(float(v)) for v in row] for row in points], True, False
     rows = [list(r) for r in (exact_points.tolist() if hasattr(exact_points, "tolist") else exact_points)]
+    if all(all(sympy.sympify(v).is_Rational for v in row) for row in rows):
+        return [[to_fraction(v) for v in row] for row in rows], True, False
+    directions = [rational_direction(row) for row in rows]  # same hemisphere question, rational data
+    if all(d is not None for d in directions):
+        return directions, True, True
     out, rational = [], True
     for row in rows:
         new = []
@@ -48,7 +54,7 @@ def _exact_rows(points: np.ndarray, exact_points) -> tuple[list[list[Any]], bool
                 new.append(sympy.sympify(v))
                 rational = False
         out.append(new)
-    return out, rational
+    return out, rational, False
 
 
 def _sign(value: Any) -> int:
@@ -134,9 +140,11 @@ def hemisphere_verdict(points, exact_points=None) -> Verdict:
     if X.ndim != 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):
         raise InvalidInput("points", "an N x d array of finite numbers with N >= 1", X.shape)
     N, d = X.shape
-    rows, rational = _exact_rows(X, exact_points)
+    rows, rational, scaled = _exact_rows(X, exact_points)
     lp = hemisphere_lp(X)
     info: dict[str, Any] = {"margin": lp.margin}
+    if scaled:  # the witness below is about these rows: each a positive multiple of its token, exactly
+        info["token_directions"] = [[fstr(v) for v in row] for row in rows]
     if lp.z is not None and lp.lp_value > 0:
         for z in ([Fraction(float(v)).limit_denominator(10 ** 6) for v in lp.z],
                   [Fraction(float(v)) for v in lp.z]):

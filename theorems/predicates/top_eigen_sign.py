@@ -26,7 +26,7 @@ import sympy
 
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
-from ._rational import fstr, rational_matrix, to_fraction
+from ._rational import fstr, rational_direction, rational_matrix, to_fraction
 from .base import Predicate
 from .value_map import constant_value
 
@@ -101,11 +101,11 @@ class TopEigenvaluePositive(Predicate):
 
 
 def _tokens(system: AttentionSystem) -> list[list[Fraction]] | None:
-    rows = system.tokens_exact.tolist() if system.tokens_exact is not None else system.tokens.tolist()
-    try:
-        return [[to_fraction(v) for v in row] for row in rows]
-    except TypeError:
-        return None
+    """Rational positive multiples of the tokens (signs of ``<v, x_i>`` depend on directions only)."""
+    if system.tokens_exact is None:
+        return [[to_fraction(v) for v in row] for row in system.tokens.tolist()]
+    rows = [rational_direction(system.tokens_exact.row(i)) for i in range(system.N)]
+    return None if any(r is None for r in rows) else rows
 
 
 def _top_bounds(U) -> tuple[Fraction, Fraction, int] | None:
@@ -189,6 +189,10 @@ class VHemisphere(Predicate):
         if tokens is None:
             return unknown(self.id, "tokens with irrational coordinates are not decided exactly here")
         status, witness = v_hemisphere_certificate(U, tokens)
+        if system.tokens_exact is not None and not all(v.is_Rational for v in system.tokens_exact):
+            witness = {**witness, "token_directions": [[fstr(c) for c in row] for row in tokens],
+                       "token_directions_note": "the inner products above are of these rational positive multiples "
+                                                "of the tokens (same signs)"}
         if status == "holds":
             side = "+" if witness.get("orientation", 1) > 0 else "-"
             how = (f"the exact rational eigenvector {side}v = {side}({', '.join(witness['v_exact'])})" if "v_exact" in witness
