@@ -30,7 +30,7 @@ _EXPORTS = {
     "ConsensusOptions": "consensus",
     "ConsensusResult": "consensus",
     "consensus_metrics": "metrics",
-    "hemisphere_margin": "hemisphere",
+    "measured_hemisphere": "measured_hemisphere",
     "random_prompts": "prompts",
     "consensus_png": "plot",
     "render_audit": "render",

@@ -1,4 +1,4 @@
-"""Audit a model against the hypotheses of the paper's theorems (SPEC §2, §6).
+"""Audit a model against the hypotheses of the paper's theorems (docs/model.md §2, §6).
 
 ``audit(loaded, prompts=...)`` adapts the model to the canonical layout, measures every layer and
 head (:mod:`llm_checks.measure`), tests the open-hemisphere condition on the token states of the
@@ -24,7 +24,7 @@ from numerics.progress import Progress
 
 from . import hypotheses as hyp
 from .adapters import adapt
-from .measured_hemisphere import HemisphereResult, hemisphere_margin
+from .measured_hemisphere import HemisphereResult, measured_hemisphere
 from .layout import ModelLayout
 from .loaders import LoadedModel
 from .measure import Measurements, measure
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TheoremSpec:
-    """Which hypotheses of a theorem this audit checks, as read by this project (SPEC §2)."""
+    """Which hypotheses of a theorem this audit checks, as read by this project (docs/model.md §2)."""
 
     id: str
     title: str
@@ -151,7 +151,7 @@ def _check_hemispheres(model, prompts) -> tuple[HemisphereLayer, ...]:
     rows = []
     for p, states in enumerate(hemisphere_states(model, prompts)):
         for layer, X in enumerate(states):
-            rows.append(HemisphereLayer(p, layer, hemisphere_margin(X, name=f"hemisphere[prompt {p}, layer {layer}]")))
+            rows.append(HemisphereLayer(p, layer, measured_hemisphere(X, name=f"hemisphere[prompt {p}, layer {layer}]")))
     return tuple(rows)
 
 

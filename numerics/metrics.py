@@ -10,10 +10,9 @@ streams too; tokens must be nonzero.
   of result 4.4-sym needs);
 * ``E_pair(X) = 1 - (1/N^2) sum_ij cos(x_i, x_j)`` (anchor-free);
 * ``V_first(X) = sum_i (1 - <x_1, x_i>)``: the Lyapunov function of Theorem 4.2;
-* ``hemisphere_margin(X) = max_{|z| <= 1} min_i <z, x_i>``: positive exactly when the tokens lie
-  in an open hemisphere (then it is the distance from 0 to their convex hull), else 0.  It is a
-  float measurement from a local solver, returned as the value attained by a feasible ``z``,
-  so it never overstates the margin; the exact verdict is :mod:`theorems.predicates`' job.
+* ``hemisphere_margins(states)``: the one hemisphere margin
+  (:func:`theorems.hemisphere_margin.hemisphere_margin`, re-exported here) along a trajectory;
+  a float measurement, the exact verdict is :mod:`theorems.predicates`' job.
 """
 from __future__ import annotations
 
@@ -22,9 +21,8 @@ from dataclasses import dataclass
 from typing import Literal, final
 
 import numpy as np
-from scipy.optimize import minimize
-
 from theorems.errors import InvalidInput
+from theorems.hemisphere_margin import hemisphere_margin
 
 Variant = Literal["cos", "abs"]
 
@@ -65,35 +63,8 @@ def V_first(X: np.ndarray) -> np.ndarray:
     return np.sum(1.0 - np.einsum("...d,...jd->...j", Y[..., 0, :], Y), axis=-1)
 
 
-def hemisphere_margin(X: np.ndarray, z0: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """``(margin, z)`` for one state ``(N, d)``: ``margin = max(0, min_i <z, x_i>)`` with the unit
-    ``z`` found by SLSQP on ``max m s.t. <z, x_i> >= m, |z|^2 <= 1``."""
-    Y = _unit(X)
-    if Y.ndim != 2:
-        raise InvalidInput("X", "one state of shape (N, d)", Y.shape)
-    d = Y.shape[1]
-    if z0 is None or not np.all(np.isfinite(z0)) or np.linalg.norm(z0) == 0:
-        z0 = Y.mean(axis=0)
-        if np.linalg.norm(z0) < 1e-12:
-            z0 = Y[0]
-    z0 = z0 / np.linalg.norm(z0)
-    start = np.append(z0, float(np.min(Y @ z0)))
-    cons = ({"type": "ineq", "fun": lambda v: Y @ v[:d] - v[d],
-             "jac": lambda v: np.hstack([Y, -np.ones((Y.shape[0], 1))])},
-            {"type": "ineq", "fun": lambda v: 1.0 - v[:d] @ v[:d],
-             "jac": lambda v: np.append(-2 * v[:d], 0.0)})
-    res = minimize(lambda v: -v[d], start, jac=lambda v: np.append(np.zeros(d), -1.0),
-                   constraints=cons, method="SLSQP", options={"ftol": 1e-13, "maxiter": 200})
-    best = z0
-    for cand in (res.x[:d], z0):
-        n = np.linalg.norm(cand)
-        if n > 0 and np.min(Y @ (cand / n)) > np.min(Y @ best):
-            best = cand / n
-    return max(0.0, float(np.min(Y @ best))), best
-
-
 def hemisphere_margins(states: np.ndarray) -> np.ndarray:
-    """Margins along a trajectory ``(T, N, d)``, warm-starting each solve from the last ``z``."""
+    """Margins along a trajectory ``(T, N, d)`` (:func:`hemisphere_margin`), each solve warm-started from the last ``z``."""
     out = np.empty(states.shape[0])
     z = None
     for k in range(states.shape[0]):

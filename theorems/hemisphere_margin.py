@@ -10,7 +10,8 @@ positive, the distance from 0 to the convex hull of the unit tokens).  Every com
 :func:`margin_at` of the ``z`` it found: the margin attained by a feasible ``z``, a lower bound on
 ``margin(X)`` that never overstates it.
 
-:func:`hemisphere_lp` solves the linear program
+:func:`hemisphere_margin` measures it (an SLSQP polish of ``z``, the value a feasible ``z``
+attains); :func:`hemisphere_lp` solves the linear program
 
     maximize m  subject to  <z, x_i> >= m (all i),  -1 <= z_k <= 1,  m <= 1
 
@@ -80,6 +81,39 @@ def hemisphere_lp(X: np.ndarray) -> HemisphereLP:
     return HemisphereLP(z, margin, float(-res.fun), duals, str(res.message))
 
 
+def hemisphere_margin(X: np.ndarray, z0: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """``(max(0, margin_at(z)), z)`` for one state ``(N, d)``: the unit ``z`` polished by SLSQP on
+    ``max m s.t. <z, x_i/|x_i|> >= m, |z|^2 <= 1`` from ``z0`` (default: the tokens' mean
+    direction, or the first token), kept only where it improves on the start.  The value is the
+    margin a feasible ``z`` attains, so it never overstates ``margin(X)``; a float measurement."""
+    A = _rows(X, "X")
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        raise InvalidInput("X", "nonzero tokens (a zero token has no direction)", "a zero token")
+    Y = A / norms[:, None]
+    d = Y.shape[1]
+    if z0 is None or not np.all(np.isfinite(z0)) or np.linalg.norm(z0) == 0:
+        z0 = Y.mean(axis=0)
+        if np.linalg.norm(z0) < 1e-12:
+            z0 = Y[0]
+    z0 = np.asarray(z0, dtype=np.float64) / np.linalg.norm(z0)
+    from scipy.optimize import minimize
+
+    start = np.append(z0, float(np.min(Y @ z0)))
+    cons = ({"type": "ineq", "fun": lambda v: Y @ v[:d] - v[d],
+             "jac": lambda v: np.hstack([Y, -np.ones((Y.shape[0], 1))])},
+            {"type": "ineq", "fun": lambda v: 1.0 - v[:d] @ v[:d],
+             "jac": lambda v: np.append(-2 * v[:d], 0.0)})
+    res = minimize(lambda v: -v[d], start, jac=lambda v: np.append(np.zeros(d), -1.0),
+                   constraints=cons, method="SLSQP", options={"ftol": 1e-13, "maxiter": 200})
+    best = z0
+    for cand in (res.x[:d], z0):
+        n = np.linalg.norm(cand)
+        if n > 0 and np.min(Y @ (cand / n)) > np.min(Y @ best):
+            best = cand / n
+    return max(0.0, float(np.min(Y @ best))), best
+
+
 def farkas_lp(X: np.ndarray) -> np.ndarray | None:
     """Float weights ``lambda >= 0`` with ``sum lambda = 1`` and ``sum lambda_i x_i = 0`` (a vertex of
     that polytope, HiGHS dual simplex), or None when the LP finds none."""
@@ -92,4 +126,4 @@ def farkas_lp(X: np.ndarray) -> np.ndarray | None:
     return np.asarray(far.x) if far.status == 0 else None
 
 
-__all__ = ["HemisphereLP", "farkas_lp", "hemisphere_lp", "margin_at"]
+__all__ = ["HemisphereLP", "farkas_lp", "hemisphere_lp", "hemisphere_margin", "margin_at"]

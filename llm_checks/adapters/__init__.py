@@ -30,3 +30,6 @@ def adapt(model) -> ModelLayout:
         raise UnknownName("architecture", model_type, SUPPORTED)
     module = importlib.import_module(f"{__name__}.{_MODULES[model_type]}")
     return module.adapt(model)
+
+
+__all__ = ["adapt"]

@@ -6,7 +6,7 @@ import pytest
 
 from theorems.verdict import Status
 from llm_checks.audit import THEOREMS, evaluate
-from llm_checks.measured_hemisphere import hemisphere_margin
+from llm_checks.measured_hemisphere import measured_hemisphere
 from llm_checks.layout import LayerAttention, ModelLayout
 from llm_checks.measure import measure
 
@@ -109,12 +109,12 @@ def test_masks_and_local_windows(make_layout):
 def test_hemisphere_margin_holds_and_fails():
     rng = np.random.default_rng(0)
     inside = np.abs(rng.normal(size=(30, 4))) + 0.1
-    r = hemisphere_margin(inside)
+    r = measured_hemisphere(inside)
     assert r.verdict.status is Status.HOLDS and r.margin > 0
     # re-check the witness independently: some z with min <z, x_i/|x_i|> equal to the margin
     X = np.vstack([inside[:3], -inside[:3]])
-    r = hemisphere_margin(X)
+    r = measured_hemisphere(X)
     assert r.verdict.status is Status.FAILS
     assert r.verdict.witness["farkas_residual"] <= 1e-9
     with pytest.raises(Exception):
-        hemisphere_margin(np.zeros((3, 2)))
+        measured_hemisphere(np.zeros((3, 2)))

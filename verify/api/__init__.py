@@ -8,3 +8,5 @@ top-level package :mod:`verify` exposes the same calls lazily (``verify.theorem(
 Nothing here prints; bad input raises :class:`theorems.errors.InvalidInput` (or another error of
 the project's tree) naming the field, what was expected and what arrived.
 """
+
+__all__: list[str] = []  # one module per command; the calls are exported by :mod:`verify`
