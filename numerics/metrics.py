@@ -1,4 +1,4 @@
-"""Consensus metrics of SPEC §4, the hemisphere margin, events and a fitted convergence rate.
+"""Consensus metrics of docs/model.md §4, the hemisphere margin, events and a fitted convergence rate.
 
 All metric functions take states of shape ``(..., N, d)`` and return arrays of shape ``(...)``,
 so they apply to one state, a trajectory ``(T, N, d)`` or a batched trajectory ``(T, B, N, d)``.

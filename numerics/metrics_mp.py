@@ -1,4 +1,4 @@
-"""SPEC §4's metrics in arbitrary precision, from the ``mpf`` states of a Taylor run.
+"""The metrics of docs/model.md §4 in arbitrary precision, from the ``mpf`` states of a Taylor run.
 
 A float64 metric of a state near consensus is round-off: ``E_pair = 1 - |mean_i y_i|^2`` of
 tokens that agree to 20 digits is ``0`` or a multiple of ``2^-53``.  These functions take the

@@ -28,7 +28,7 @@ from .errors import InvalidInput
 from .parsing import Grammar, parse
 
 t = T
-"""The depth-time variable of the continuous model (SPEC §1)."""
+"""The depth-time variable of the continuous model (docs/model.md §1)."""
 
 MAX_MAGNITUDE_EXP10 = 150
 """Constants and float data must satisfy ``|c| <= 10^150``: the float simulation must hold them,

@@ -1,4 +1,4 @@
-"""Time-dependent matrices ``P^h(t)`` and ``U^h(t)`` of the continuous model (SPEC §1).
+"""Time-dependent matrices ``P^h(t)`` and ``U^h(t)`` of the continuous model (docs/model.md §1).
 
 Three concrete schedules behind one small interface:
 

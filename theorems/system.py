@@ -1,4 +1,4 @@
-"""The attention system of SPEC §1 as an immutable record.
+"""The attention system of docs/model.md §1 as an immutable record.
 
 An :class:`AttentionSystem` is ``d`` (ambient dimension), the tokens ``x_1..x_N`` on the unit
 sphere ``S^{d-1}``, the temperature ``beta``, the mask (``"full"`` or ``"causal"``) and the

@@ -39,7 +39,7 @@ def test_later_token_counterexample_is_the_four_token_equilibrium():
     assert cert.data.N == 4 and cert.instance_tokens == 12 and cert.witness == (3,)
     assert cert.mid[:6] == (0,) * 6 and cert.mid[7] == 0
     assert cert.data.charts[3] == (0, -1)
-    y = float(cert.mid[6])  # x_4 ~ (-1, -y, 0)/|.|  with <v, x_4> ~ -0.8204 (SPEC, README)
+    y = float(cert.mid[6])  # x_4 ~ (-1, -y, 0)/|.|  with <v, x_4> ~ -0.8204 (docs/model.md, README)
     assert abs(-1 / (1 + y * y) ** 0.5 - (-0.82042)) < 1e-4
     # the documented decay: the token-4 block has eigenvalues ~ -0.690 and ~ -0.672; the bound is below both
     assert 0.6 < float(Fraction(cert.recheck().witness["decay_ge"])) < 0.672

@@ -1,6 +1,6 @@
 """Regenerate the golden SOS certificates: ``python tests/golden/make_golden.py``.
 
-The paper inequalities (SPEC §3) with their default parameters, plus two general examples used by
+The paper inequalities (docs/model.md §3) with their default parameters, plus two general examples used by
 the tamper suite.  Each certificate is re-checked exactly before it is written; a golden file is
 only replaced by one that passes.  The tests (tests/sos/test_sos_golden.py) re-check the stored
 files with exact arithmetic only, in a process that never imports the solver.

@@ -33,7 +33,7 @@ def test_changing_the_last_token_leaves_earlier_states_unchanged(name, ffn, fres
 
 
 def test_gpt2_block_without_mask_is_not_causal():
-    """The pitfall (SPEC §5): eager GPT-2 attention with attention_mask=None attends to the future."""
+    """The pitfall (docs/model.md §5): eager GPT-2 attention with attention_mask=None attends to the future."""
     model = load_model("gpt2-tiny", random_init=True, seed=1).model
     ids = torch.randint(0, 1000, (1, 12), generator=torch.Generator().manual_seed(0))
     changed = ids.clone()

@@ -1,4 +1,4 @@
-"""Closed-form oracles (SPEC §3): with P = 0 every attention weight is constant.
+"""Closed-form oracles (docs/model.md §3): with P = 0 every attention weight is constant.
 
 * causal, two tokens, U = I: ``a = <x_1, x_2>`` obeys ``da/dt = w (1 - a^2)`` with
   ``w = a_21 = 1/2``, so ``a(t) = tanh(t/2 + atanh(a_0))``;

@@ -267,7 +267,7 @@ def test_headline_counts_the_papers_claims_first_and_apart(run):
     assert kinds == sorted(kinds, key=["paper", "spec", "self-check"].index)  # the paper's rows first
     md = (run["out"] / "report.md").read_text()
     head = md.split("## Claim table", 1)[0]
-    assert head.index("The paper's claims") < head.index("SPEC's claims") < head.index("The toolkit's self-checks")
+    assert head.index("The paper's claims") < head.index("This project's claims (its reading, docs/model.md)") < head.index("The toolkit's self-checks")
     assert "disagree" not in md
 
 

@@ -1,4 +1,4 @@
-"""The paper's inequalities (SPEC §3) in Gram coordinates: exact certificates and their limits."""
+"""The paper's inequalities (docs/model.md §3) in Gram coordinates: exact certificates and their limits."""
 from fractions import Fraction as F
 
 import mpmath
@@ -48,7 +48,7 @@ def test_token_iss_closed_form():
 
 
 def test_paper_inequalities_hold_on_random_vectors_in_dimension_5():
-    """Sampling sanity check of (a)-(c) and of SPEC's kappa = 1 form (true, but not SOS-certifiable)."""
+    """Sampling sanity check of (a)-(c) and of the kappa = 1 form of docs/model.md §3 (true, but not SOS-certifiable)."""
     rng = np.random.default_rng(3)
     x1, xi, xj, z = (_unit_vectors(rng, 20000) for _ in range(4))
     a_i, a_j, g = (x1 * xi).sum(1), (x1 * xj).sum(1), (xi * xj).sum(1)

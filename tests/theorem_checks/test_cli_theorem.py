@@ -196,7 +196,7 @@ def test_4_2_temperatures(tmp_path, capsys, beta, expected):
 
 
 def test_unequal_layer_norm_scales_refute_the_sphere_model(tmp_path, capsys):
-    """Theorems are about tokens on a sphere: unequal LN scales (an ellipsoid, SPEC §1) fail."""
+    """Theorems are about tokens on a sphere: unequal LN scales (an ellipsoid, docs/model.md §1) fail."""
     path = _write(tmp_path, mask="full", tokens=[[1, 0, 0], [0, 1, 0]], layer_norm={"scale": [1, 5, 1]})
     code, payload = run_json(capsys, ["theorem", "3.2", "--no-simulate", "--instance", path])
     assert code == 3

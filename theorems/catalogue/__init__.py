@@ -1,4 +1,4 @@
-"""The catalogue of results (SPEC §2) as data; see :mod:`theorems.catalogue.registry`."""
+"""The catalogue of results (docs/model.md §2) as data; see :mod:`theorems.catalogue.registry`."""
 from .base import HypothesisReport, Theorem
 from .registry import CATALOGUE, Registry, all_theorems, get, using
 

@@ -17,7 +17,7 @@ from ..verdict import Status, Verdict, combine
 Kind = Literal["theorem", "lemma", "claim", "proposition"]
 EvidenceVariant = Literal["cos", "abs"]
 """Metric of the numerical evidence: ``"cos"``, or ``"abs"`` (``|cos|``) for results predicting
-alignment with a line (SPEC §4)."""
+alignment with a line (docs/model.md §4)."""
 E = TypeVar("E")
 _PLAN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 

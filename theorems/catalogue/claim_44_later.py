@@ -1,7 +1,7 @@
 """False claims kept in the catalogue so that their refutation is a result: ``4.4-sym-later`` and
-``4.4-same-sign`` (SPEC §2).
+``4.4-same-sign`` (docs/model.md §2).
 
-* ``4.4-sym-later``: the later-token conclusion of 4.4-sym as SPEC reads it, "every token converges
+* ``4.4-sym-later``: the later-token conclusion of 4.4-sym as this project reads it in docs/model.md §2, "every token converges
   to v or -v", under the hypotheses of 4.4-sym.  False: ``examples/counterexample_4_4_sym.json``
   has a stable equilibrium with token 4 off span(v) (tokens 1-3 at e1).
 * ``4.4-same-sign``: "every token converges to sign(<v, x_1(0)>) v" with U positive definite.
@@ -35,7 +35,7 @@ def example_44_later() -> AttentionSystem:
 
 
 def example_same_sign() -> AttentionSystem:
-    """SPEC's same-sign example: two tokens that end at e1 and -e1."""
+    """The same-sign counterexample of docs/model.md §2: two tokens that end at e1 and -e1."""
     tokens = [["2/3", "2/3", "1/3"], ["-2/3", "2/3", "1/3"]]
     return simple_system(P_SAME, U_SAME, tokens, beta=1, mask="causal", name="example-4.4-same-sign")
 
@@ -53,7 +53,7 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
             hypotheses=_hypotheses(),
             conclusion="every token converges to v or -v (alignment with span(v))",
             citation=citation + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
-            reading=("SPEC's first reading of the later-token part of 4.4 (as read by this project, not necessarily the "
+            reading=("This project's first reading of the later-token part of 4.4 (docs/model.md §2; not necessarily the "
                      "paper's statement). It is false: a certified asymptotically stable equilibrium off span(v) refutes "
                      "it (examples/counterexample_4_4_sym.json); the toolkit never reports it as holding."),
             example=example_44_later,
@@ -65,7 +65,7 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
             hypotheses=_hypotheses(UPositiveDefinite()),
             conclusion="every token converges to sign(<v, x_1(0)>) v (same-sign consensus)",
             citation=citation + ", Assumption 4.4 (same-sign reading)",
-            reading=("A reading of 4.4 considered by this project (SPEC §2). False even for positive-definite U: "
+            reading=("A reading of 4.4 considered by this project (docs/model.md §2). False even for positive-definite U: "
                      "U = diag(1, 1/20, 1/20), P = diag(3, 0, 0), beta = 1 has the stable equilibrium (e1, -e1) "
                      "(examples/counterexample_same_sign.json)."),
             example=example_same_sign,

@@ -1,8 +1,9 @@
 """The one explicit registry mapping result ids to :class:`~theorems.catalogue.base.Theorem`.
 
-Statements follow SPEC §2.  Paper numbering is used only where the seeds confirm it (Theorem 3.2,
-Theorem 4.2, Assumption 4.4); the other ids are descriptive.  Every record's ``reading`` says
-what is this project's reading of the paper.
+Statements follow docs/model.md §2.  Paper numbering is used only where the authors' replies to
+reviewers and the paper's summary page confirm it (Theorem 3.2, Theorem 4.2, Assumption 4.4); the
+other ids are descriptive.  Every record's ``reading`` says what is this project's reading of the
+paper.
 """
 from __future__ import annotations
 
@@ -49,8 +50,8 @@ _THEOREMS = (
         conclusion=("consensus: there is x* with x_i(t) -> x* for every i; open hemispheres are forward invariant, "
                     "so the conclusion also holds once the tokens enter an open hemisphere"),
         citation=CITATION + ", Theorem 3.2",
-        reading=("Numbering confirmed by the seeds. As read by this project: uniform continuity in t is of each P^h; "
-                 "the hemisphere statement after entry is from the authors' reply to reviewers."),
+        reading=("Numbering confirmed by the authors' replies to reviewers. As read by this project: uniform "
+                 "continuity in t is of each P^h; the hemisphere statement after entry is from the authors' reply to reviewers."),
         example=examples.example_3_2,
         plan="verify.theorem.proofs_full:PLAN_3_2",
     ),
@@ -61,11 +62,11 @@ _THEOREMS = (
         conclusion=("x_1 never moves; the consensus set is asymptotically stable with a domain of attraction of "
                     "almost every initial condition; every token tends to x_1(0)"),
         citation=CITATION + ", Theorem 4.2",
-        reading=("Numbering confirmed by the seeds. As read by this project: the exceptional set of 'almost every' is "
-                 "the measure-zero set of starts that converge to a configuration with some token at -x_1 (a token that "
-                 "starts at -x_1 generally still converges to x_1 once an earlier token moves; it stays at -x_1 when "
-                 "every earlier token sits at +-x_1, as x_2(0) = -x_1(0) does). Needs d >= 2: on S^0 the field "
-                 "vanishes and every start is an equilibrium."),
+        reading=("Numbering confirmed by the authors' replies to reviewers. As read by this project: the "
+                 "exceptional set of 'almost every' is the measure-zero set of starts that converge to a "
+                 "configuration with some token at -x_1 (a token that starts at -x_1 generally still converges to "
+                 "x_1 once an earlier token moves; it stays at -x_1 when every earlier token sits at +-x_1, as "
+                 "x_2(0) = -x_1(0) does). Needs d >= 2: on S^0 the field vanishes and every start is an equilibrium."),
         example=examples.example_4_2,
         plan="verify.theorem.proofs_causal:PLAN_4_2",
     ),
@@ -75,14 +76,14 @@ _THEOREMS = (
         hypotheses=(MaskIs("causal"), OneHead(), USymmetric(), UTimeInvariant(), USimpleTopEigenvalue(), PBounded(),
                     EqualLNScales()),
         conclusion=("x_1 converges to sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0 (the part this project certifies). "
-                    "The paper's further conclusion, as SPEC reads it (every later token converges to v or -v), is NOT "
-                    "claimed: examples/counterexample_4_4_sym.json is a stable equilibrium off span(v) with every "
-                    "hypothesis holding. Same-sign consensus is not implied"),
+                    "The paper's further conclusion, as this project reads it in docs/model.md §2 (every later token "
+                    "converges to v or -v), is NOT claimed: examples/counterexample_4_4_sym.json is a stable "
+                    "equilibrium off span(v) with every hypothesis holding. Same-sign consensus is not implied"),
         citation=CITATION + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
-        reading=("Assumption 4.4 numbering confirmed by the seeds; the spectral hypotheses (largest eigenvalue of U "
-                 "simple with eigenvector v) are this project's reading. The conclusion is narrowed to the first "
-                 "token because the later-token alignment, as read, has a counterexample: the paper's statement "
-                 "probably carries a hypothesis this reading misses."),
+        reading=("Assumption 4.4 numbering confirmed by the authors' replies to reviewers; the spectral "
+                 "hypotheses (largest eigenvalue of U simple with eigenvector v) are this project's reading. The "
+                 "conclusion is narrowed to the first token because the later-token alignment, as read, has a "
+                 "counterexample: the paper's statement probably carries a hypothesis this reading misses."),
         example=examples.example_4_4_sym,
         plan="verify.theorem.proofs_sym:PLAN_4_4_SYM", evidence="abs",
     ),
@@ -94,7 +95,7 @@ _THEOREMS = (
         conclusion=("with V_i = 1 - <x_1, x_i>: dV_i/dt <= -c_i V_i (2 - V_i) + k sum_{j<i} (r_j + r_j^2/2), "
                     "c_i = H (i-1) exp(-2 beta p)/i, k = H exp(2 beta p), r_j = |x_j - x_1|"),
         citation=CITATION + " (ISS lemma behind Theorem 4.2)",
-        reading="The explicit constants c_i and k are this project's reading (SPEC §3).",
+        reading="The explicit constants c_i and k are this project's reading (docs/model.md §3).",
         example=examples.example_4_2,
         plan="verify.theorem.proofs_causal:PLAN_ISS",
     ),

@@ -1,4 +1,4 @@
-"""``4.4-hemisphere``: this project's reading of what Assumption 4.4 most likely intends (SPEC §2).
+"""``4.4-hemisphere``: this project's reading of what Assumption 4.4 most likely intends (docs/model.md §2).
 
 Causal attention, one head, ``U`` symmetric and time-invariant with a simple largest eigenvalue
 ``lambda_1 > 0`` (eigenvector ``v``), ``P`` bounded, and every token in the open v-hemisphere
@@ -35,7 +35,7 @@ def theorem_4_4_hemisphere(citation: str) -> Theorem:
         conclusion=("every token converges to v, the top eigenvector of U oriented so that <v, x_i(0)> > 0 for all i "
                     "(same-sign consensus); the open v-hemisphere is forward invariant"),
         citation=citation + ", Assumption 4.4 (this project's reading of what it most likely intends)",
-        reading=("This project's reading, not a numbered result: SPEC's later-token reading of 4.4-sym is false "
+        reading=("This project's reading, not a numbered result: the later-token reading of 4.4-sym (docs/model.md §2) is false "
                  "(see 4.4-sym); adding lambda_1 > 0 and starting every token in the open v-hemisphere makes the "
                  "v-hemisphere invariant and the causal cascade ISS, so every token converges to v."),
         example=example_4_4_hemisphere,

@@ -1,4 +1,4 @@
-"""Checkable hypotheses of the paper's results (SPEC §6), each answering holds / fails / unknown
+"""Checkable hypotheses of the paper's results (docs/model.md §6), each answering holds / fails / unknown
 with re-checkable evidence.  Concrete predicates are final; see :mod:`.base` for the interface."""
 from .base import Predicate
 from .bounded import PBounded, schedule_bound

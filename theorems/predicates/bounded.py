@@ -1,4 +1,4 @@
-"""``P`` bounded: ``sup_{t >= 0} ||P^h(t)||_2 <= p`` for every head (SPEC §2, lemma ``weights``).
+"""``P`` bounded: ``sup_{t >= 0} ||P^h(t)||_2 <= p`` for every head (docs/model.md §2, lemma ``weights``).
 
 The bound ``p`` is an exact rational, proved as follows.
 

@@ -1,5 +1,5 @@
 """``P`` uniformly continuous in ``t`` (hypothesis of Theorem 3.2, used by the time-varying
-consensus argument; SPEC §2 and §6).
+consensus argument; docs/model.md §2 and §6).
 
 Decided entrywise (a matrix function is uniformly continuous iff every entry is):
 

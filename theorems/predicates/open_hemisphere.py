@@ -1,4 +1,4 @@
-"""Open hemisphere: some ``z`` with ``<z, x_i> > 0`` for every token (Theorem 3.2, SPEC §6).
+"""Open hemisphere: some ``z`` with ``<z, x_i> > 0`` for every token (Theorem 3.2, docs/model.md §6).
 
 A linear program gives the hint (:mod:`theorems.hemisphere_margin`, the one hemisphere
 computation and the one definition of its margin); the proof is exact.  Either

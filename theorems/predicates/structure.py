@@ -1,4 +1,4 @@
-"""Structural hypotheses: the mask type, one head, and equal layer-norm scales (SPEC §1, §6).
+"""Structural hypotheses: the mask type, one head, and equal layer-norm scales (docs/model.md §1, §6).
 
 ``EqualLNScales`` reads claim LN1: with ``g = c 1``, ``c != 0``, layer normalisation is the
 projection onto a translated sphere, so the sphere model applies; unequal scales give an

@@ -1,4 +1,4 @@
-"""``U`` positive definite (the hypothesis of the same-sign reading of 4.4, SPEC §2).
+"""``U`` positive definite (the hypothesis of the same-sign reading of 4.4, docs/model.md §2).
 
 Decided exactly: the constant ``U`` of each head, as exact rationals (float data as the binary
 rationals they hold), is symmetric and has only positive eigenvalues, decided from its exact

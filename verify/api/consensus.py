@@ -1,4 +1,4 @@
-"""``verify.consensus``: the paper's depth-by-re-feeding consensus measurement (SPEC §5).
+"""``verify.consensus``: the paper's depth-by-re-feeding consensus measurement (docs/model.md §5).
 
 The library call behind ``verify consensus MODEL`` (a façade over
 :func:`llm_checks.consensus.measure_consensus`; torch is imported inside the call)::

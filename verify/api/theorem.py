@@ -63,7 +63,7 @@ def run(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_end: 
     body = report.to_json()
     if skipped:
         body["numerical_evidence_skipped"] = skipped
-    if certified_rate:  # optional, issue 11: verify depth's certified rate
+    if certified_rate:  # optional: verify depth's certified rate
         from verify.depth.summary import certified_rate as rate_entry
 
         body["certified_rate"] = rate_entry(th.id, system)

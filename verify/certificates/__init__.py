@@ -1,4 +1,4 @@
-"""Exact SOS certificates for the paper's inequalities in Gram coordinates (SPEC §3).
+"""Exact SOS certificates for the paper's inequalities in Gram coordinates (docs/model.md §3).
 
 One module per inequality; each function takes exact rational parameters and returns a
 :class:`verify.sos.SOSResult` whose ``certificate`` re-checks in exact arithmetic.  Independent of

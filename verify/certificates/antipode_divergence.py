@@ -1,5 +1,6 @@
 """Theorem 4.2, tokens ``i >= 2`` near the antipode ``-x_1``: the tangent divergence of token i's field is
-bounded below by ``delta > 0`` (issue 16, finding 1).
+bounded below by ``delta > 0`` (the ISS decay term vanishes at ``-x_1``, so the plain ISS cascade does not
+give 4.2).
 
 Token ``i``'s field (causal, ``U = I``) is ``G(x) = Proj_x F(x)`` with ``F = sum_h sum_{j<=i} a^h_ij(x) x_j``
 (``x = x_i``; the weights depend on ``x`` through the scores ``s_j = beta <x, P^h x_j>`` and

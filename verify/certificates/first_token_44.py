@@ -10,7 +10,7 @@ Certified claim, for the instance's exact eigenvalues:
 
 Hence ``db/dt = (lambda_1 - x^T U x) b`` gives ``d(b^2)/dt >= 2 gap (1 - b^2) b^2``: ``|b|`` increases
 to 1 unless ``b(0) = 0``.  The certificate lives in dimension ``d = len(eigenvalues)``, the
-instance's dimension.  Not covered: later tokens and same-sign consensus (see SPEC §2).
+instance's dimension.  Not covered: later tokens and same-sign consensus (see docs/model.md §2).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from verify.sos.prove import prove_nonnegative
 from verify.sos.result import SOSResult
 
 DEFAULT_EIGENVALUES = (Fraction(1), Fraction(-1, 2), Fraction(-2))
-"""SPEC §2's sanity example ``U = diag(1, -0.5, -2)``: ``lambda_1 = 1``, gap ``3/2``."""
+"""The sanity example of docs/model.md §2, ``U = diag(1, -0.5, -2)``: ``lambda_1 = 1``, gap ``3/2``."""
 
 
 def certify_first_token_alignment(eigenvalues: Sequence[Fraction | int | str] = DEFAULT_EIGENVALUES,

@@ -5,7 +5,7 @@ Three unit vectors ``u, v, w`` (in any dimension ``d``) have Gram matrix
 matrix with unit diagonal is a Gram matrix of unit vectors iff it is PSD iff all principal minors
 are ``>= 0``: ``1 - a^2``, ``1 - b^2``, ``1 - c^2`` and
 ``det = 1 + 2abc - a^2 - b^2 - c^2``.  A certificate over these constraints therefore holds in
-every dimension (SPEC §3).
+every dimension (docs/model.md §3).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Theorem 3.2, invariance of open hemispheres (SPEC §3): ``<z, x_j> - g m >= 0``.
+"""Theorem 3.2, invariance of open hemispheres (docs/model.md §3): ``<z, x_j> - g m >= 0``.
 
 Gram coordinates of ``(z, x_i, x_j)`` with ``z`` normalised to ``|z| = 1`` (the hemisphere
 ``{x : <z, x> > 0}`` does not depend on ``|z|``): ``m = <z, x_i>`` (the minimum of ``<z, x_l>``

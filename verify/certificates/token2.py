@@ -1,4 +1,4 @@
-"""Theorem 4.2, token 2 (SPEC §3): ``V = 1 - a`` decreases, with rate ``w_lo V (2 - V)``.
+"""Theorem 4.2, token 2 (docs/model.md §3): ``V = 1 - a`` decreases, with rate ``w_lo V (2 - V)``.
 
 Gram coordinates: ``a = <x_1, x_2>`` and the total attention weight ``w = sum_h a^h_21`` of token 2
 on token 1, a bounded parameter ``w in [w_lo, w_hi]`` with ``w_lo > 0`` (``weights`` lemma:

@@ -6,7 +6,7 @@ matrices of ``(x_1, x_i, x_j)`` (:mod:`verify.certificates.gram_set`).  Certifie
 
     a_j - g a_i  -  ( kappa (1 - a_i^2) - r_j - r_j^2 / 2 )  >=  0          (default kappa = 1/2)
 
-**Deviation from SPEC §3 (as read by this project).**  SPEC states the inequality with
+**Deviation from docs/model.md §3 (as read by this project).**  The model states the inequality with
 ``kappa = 1``.  That inequality is *true* (it reduces to ``r_j + a_i (a_i - g) >= 0`` and
 ``|a_i - g| = |<x_i, x_1 - x_j>| <= r_j``), but it has **no** Putinar/Schmuedgen certificate in
 these coordinates at any degree: along the feasible curves ``x_j = cos(t) x_1 + sin(t) e``
@@ -20,7 +20,7 @@ infeasible at degree 2 for ``kappa = 3/4`` (so 1/2 is what this builder proves b
 Consequence for the ISS inequality: ``dV_i/dt <= -kappa c_i V_i (2 - V_i) + k sum_{j<i} (r_j + r_j^2/2)``
 (the ``j = 1`` term equals ``1 - a_i^2`` exactly; weights bounded as in ``weights``).
 
-**kappa = 1 is certified elsewhere** (issue 16): :mod:`verify.certificates.token_iss_polar` adds the
+**kappa = 1 is certified elsewhere**: :mod:`verify.certificates.token_iss_polar` adds the
 coordinate ``s = <x_i, u>`` of ``x_j = x_1 + r u``, which removes the obstruction above; the theorem
 plans (``4.2``, ``iss-causal``) use that certificate and state kappa = 1.  This module stays as the
 Gram-coordinate version (golden ``tests/golden/sos_4_2_token_iss.json``) and as the documented
@@ -45,7 +45,7 @@ def certify_token_iss(kappa: Fraction | int | str = DEFAULT_KAPPA, degree: int =
                       solver: str = "CLARABEL") -> SOSResult:
     """Exact certificate of ``a_j - g a_i >= kappa (1 - a_i^2) - r_j - r_j^2/2`` on the Gram set.
 
-    ``kappa``: rational in ``(0, 1]``; ``kappa = 1`` is SPEC's form and comes back ``unknown``.
+    ``kappa``: rational in ``(0, 1]``; ``kappa = 1`` is the form of docs/model.md §3 and comes back ``unknown``.
     """
     if isinstance(kappa, (float, bool)):
         raise InvalidInput("kappa", "an exact rational", kappa)

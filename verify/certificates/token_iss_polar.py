@@ -1,4 +1,4 @@
-"""Theorem 4.2 / ``iss-causal``, token ``i >= 3``, with SPEC's constant ``kappa = 1`` (issue 16).
+"""Theorem 4.2 / ``iss-causal``, token ``i >= 3``, with the constant ``kappa = 1`` of docs/model.md §3.
 
 Polar coordinates around ``x_1``: write ``x_j = x_1 + r u`` with ``r = r_j = |x_j - x_1| >= 0`` and
 ``|u| = 1`` (any unit ``u`` when ``r = 0``), and let ``s = <x_i, u>``, ``a_i = <x_1, x_i>``.  Since
@@ -6,7 +6,7 @@ Polar coordinates around ``x_1``: write ``x_j = x_1 + r u`` with ``r = r_j = |x_
 
     a_j = <x_1, x_j> = 1 - r^2/2,        g = <x_i, x_j> = a_i + r s.
 
-SPEC's termwise inequality ``a_j - g a_i >= (1 - a_i^2) - r_j - r_j^2/2`` becomes, after the
+The termwise inequality of docs/model.md §3, ``a_j - g a_i >= (1 - a_i^2) - r_j - r_j^2/2`` becomes, after the
 substitution, the polynomial claim
 
     (1 - r^2/2) - (a_i + r s) a_i - ((1 - a_i^2) - r - r^2/2)  =  r (1 - a_i s)  >=  0

@@ -1,4 +1,4 @@
-"""Exact rational bounds for attention weights (SPEC §2, ``weights`` lemma).
+"""Exact rational bounds for attention weights (docs/model.md §2, ``weights`` lemma).
 
 ``exp(-2 beta p)/n <= a_ij <= exp(2 beta p)/n`` with ``n = |M(i)|``; summed over ``H`` heads the
 total weight on one key lies in ``[H exp(-2 beta p)/n, H exp(2 beta p)/n]``.  ``exp`` is

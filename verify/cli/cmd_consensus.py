@@ -1,4 +1,4 @@
-"""``verify consensus MODEL``: the paper's depth-by-re-feeding consensus measurement (SPEC §5).
+"""``verify consensus MODEL``: the paper's depth-by-re-feeding consensus measurement (docs/model.md §5).
 
 Thin renderer over :func:`verify.api.consensus.consensus` (which calls
 :func:`llm_checks.consensus.measure_consensus`); writes JSON + NPZ (``--out``) and a PNG

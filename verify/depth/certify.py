@@ -220,7 +220,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
     steps: list[Verdict] = []
     extra: dict[str, Any] = {}
     inv = None
-    steps.append(holds("weights", "cited (weights lemma, SPEC §2): sum_h a^h_ij >= H exp(-2 beta p)/|M(i)|, "
+    steps.append(holds("weights", "cited (weights lemma, docs/model.md §2): sum_h a^h_ij >= H exp(-2 beta p)/|M(i)|, "
                        "exp enclosed by arb (e_lo in the certificate); obligation P_bounded <= hypothesis:P_bounded"))
     if model == "ode":
         inv = invariance_certificate()

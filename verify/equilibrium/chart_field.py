@@ -3,7 +3,7 @@
 Token ``i`` gets a chart around the hemisphere ``sign_i x_{i,k_i} > 0`` (``k_i`` the pivot
 coordinate): ``u_i = (y_i with sign_i inserted at position k_i)``, ``x_i = u_i / |u_i|``, with
 ``y_i`` in ``R^{d-1}``.  With ``F_i = Proj_{x_i} s_i`` and ``s_i = sum_h sum_{j in M(i)} a^h_ij U^h x_j``
-(SPEC §1), the flow ``dx_i/dt = F_i`` reads in the chart (``u_i = sign_i x_i / x_{i,k_i}``):
+(docs/model.md §1), the flow ``dx_i/dt = F_i`` reads in the chart (``u_i = sign_i x_i / x_{i,k_i}``):
 
     dy_{i,l}/dt = |u_i| (s_{i,l} - sign_i y_{i,l} s_{i,k_i})       for every l != k_i.   (*)
 

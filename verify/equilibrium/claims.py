@@ -2,7 +2,7 @@
 data) and the witness that the certified equilibrium violates their conclusion (checked in arb
 over the box).
 
-* ``later-token-alignment`` (``4.4-sym-later``, SPEC §2 as read): causal mask, one head, ``U``
+* ``later-token-alignment`` (``4.4-sym-later``, docs/model.md §2 as read): causal mask, one head, ``U``
   symmetric with a simple largest eigenvalue (eigenvector ``v``); conclusion "every token
   converges to ``v`` or ``-v``".  Witness: token ``i`` of the equilibrium is not an eigenvector of
   ``U`` (``|U x - (x^T U x) x| > 0`` over the box), so ``x_i`` is not ``+-v``.
@@ -27,7 +27,7 @@ from .chart_field import FieldData, token_points
 from .krawczyk import arb_scalars
 
 CLAIMS = {
-    "later-token-alignment": "every token converges to v or -v (4.4-sym, later tokens, as SPEC reads it)",
+    "later-token-alignment": "every token converges to v or -v (4.4-sym, later tokens, as this project reads it in docs/model.md §2)",
     "same-sign-consensus": "every token converges to sign(<v, x_1(0)>) v (same-sign consensus, U positive definite)",
 }
 

@@ -1,13 +1,14 @@
 """The claims of the paper that ``verify reproduce`` sets beside a measurement.
 
-Each :class:`Claim` quotes its source (a SPEC section, or the seeds: the authors' replies to
+Each :class:`Claim` quotes its source (a section of docs/model.md, or the authors' replies to
 reviewers and the paper's summary page), names the cases that measure it and carries its
 decision rule (:mod:`verify.reproduce.rules`).  Measurement names are ``"<case>:<name>"``.
 Thresholds: ``1e-8`` for metrics that reach float64 round-off in these horizons, ``1e-6`` for
 the Lyapunov function and alignment, ``0.95`` for "consensus is what one sees" shares.
 
 Each claim says whose it is (:class:`~verify.reproduce.records.ClaimKind`): the paper's (quoted
-from the seeds), SPEC's (this project's reading or finding), or a self-check of the toolkit; the
+from the authors' replies to reviewers or the paper's summary page), this project's (its reading or
+finding, docs/model.md), or a self-check of the toolkit; the
 report counts them separately, the paper's first.
 
 Not listed on purpose: the speculation "constant P converges fastest" judged on the *asymptotic*
@@ -26,7 +27,7 @@ P_KINDS = ("constant", "periodic", "piecewise")
 """The kinds of ``P`` of the theorem cases (``piecewise``: bounded, discontinuous, cycled)."""
 GRID_P = ("constant", "periodic", "random")
 """The kinds of ``P`` of the grid: ``random`` is a fresh random matrix on every unit interval, no cycle."""
-PAPER, SPEC, SELF = ClaimKind.PAPER, ClaimKind.SPEC, ClaimKind.SELF_CHECK
+PAPER, READING, SELF = ClaimKind.PAPER, ClaimKind.READING, ClaimKind.SELF_CHECK
 TYPICAL, RARE = 0.5, 0.25
 """Consensus is *typical* when the lower end of its share's band exceeds 0.5, *rare* when the upper end is below 0.25."""
 E_LEVEL = 0.05
@@ -56,8 +57,8 @@ class Claim:
                 raise ValueError(f"claim {self.id}: measurement {q!r} must be '<case>:<name>' with the case in {self.cases}")
 
 
-SEEDS_REPLY = "seeds: authors' reply to reviewers"
-SEEDS_SUMMARY = "seeds: paper summary page"
+REPLY = "the authors' reply to reviewers"
+SUMMARY = "the paper's summary page"
 TRAINED_CASES = ("llm-gpt2-trained", "llm-neo-trained")
 """Trained-weight GPT-2 XL / GPT-Neo 2.7B cases: no runner here (the weights are not available offline)."""
 LARGE_SHAPES = (("llm-gpt2", "gpt2-xl"), ("llm-neo", "gpt-neo-2.7B"))
@@ -65,45 +66,45 @@ LARGE_SHAPES = (("llm-gpt2", "gpt2-xl"), ("llm-neo", "gpt-neo-2.7B"))
 CLAIMS: tuple[Claim, ...] = (
     Claim("thm-3.2", "Theorem 3.2: full attention, U^h = I, each P^h bounded and uniformly continuous, X(0) in an open "
           "hemisphere => consensus (some x* with x_i(t) -> x* for all i)",
-          "SPEC §2 (3.2); " + SEEDS_SUMMARY + ": 'tokens converge to consensus when starting in an open hemisphere'",
+          "docs/model.md §2 (3.2); " + SUMMARY + ": 'tokens converge to consensus when starting in an open hemisphere'",
           ("sim-3.2",),
           R.all_of(R.upper_below("sim-3.2:final_E_pair_constant", 1e-8), R.upper_below("sim-3.2:final_E_pair_periodic", 1e-8)), PAPER),
     Claim("hemisphere-invariant", "Open hemispheres are forward invariant: once in one, the tokens cannot leave (the hemisphere margin never decreases)",
-          "SPEC §2 (3.2); " + SEEDS_REPLY + ": 'We proved that hemispheres are invariant (once the tokens enter one, they cannot leave)'",
+          "docs/model.md §2 (3.2); " + REPLY + ": 'We proved that hemispheres are invariant (once the tokens enter one, they cannot leave)'",
           ("sim-3.2",), R.upper_below("sim-3.2:max_margin_decrease", 1e-9), PAPER),
     Claim("late-entry", "Theorem 3.2's conclusion still holds when the tokens start in no hemisphere but enter one later",
-          SEEDS_REPLY + ": 'The conclusions of Theorem 3.2 still hold when the tokens don't start in an hemisphere but enter an "
+          REPLY + ": 'The conclusions of Theorem 3.2 still hold when the tokens don't start in an hemisphere but enter an "
           "hemisphere at some future time ... In our experiments we always observed consensus'",
           ("sim-3.2-late",),
           R.all_of(R.mean_at_least("sim-3.2-late:entered_share", 1.0), R.upper_below("sim-3.2-late:final_E_pair", 1e-8)), PAPER),
     Claim("thm-4.2", "Theorem 4.2: causal attention, U^h = I, P^h bounded => x_1 never moves and every token tends to x_1(0)",
-          "SPEC §2 (4.2); " + SEEDS_SUMMARY + ": 'consensus set is asymptotically stable with a domain of attraction covering almost all initial conditions'",
+          "docs/model.md §2 (4.2); " + SUMMARY + ": 'consensus set is asymptotically stable with a domain of attraction covering almost all initial conditions'",
           ("sim-4.2",),
           R.all_of(R.upper_below("sim-4.2:max_x1_drift", 1e-9),
                    *(R.upper_below(f"sim-4.2:final_V_{p}", 1e-6) for p in P_KINDS)), PAPER),
     Claim("thm-4.4-align", "4.4-sym (Assumption 4.4: causal, one head, U symmetric, time-invariant, simple top eigenvalue with "
           "eigenvector v) => every token converges to v or -v (alignment, measured with |cos|)",
-          "SPEC §2 (4.4-sym; spectral hypotheses and alignment-only conclusion are this project's reading)",
+          "docs/model.md §2 (4.4-sym; spectral hypotheses and alignment-only conclusion are this project's reading)",
           ("sim-4.4",),
-          R.all_of(R.upper_below("sim-4.4:final_alignment_diag", 1e-6), R.upper_below("sim-4.4:final_alignment_random", 1e-6)), SPEC),
+          R.all_of(R.upper_below("sim-4.4:final_alignment_diag", 1e-6), R.upper_below("sim-4.4:final_alignment_random", 1e-6)), READING),
     Claim("same-sign-not-implied", "Same-sign consensus is not implied under Assumption 4.4: with U = diag(1, -0.5, -2) runs end with mixed signs",
-          "SPEC §2 (4.4-sym): 'A sanity simulation with U = diag(1, -0.5, -2) ended with mixed signs'",
-          ("sim-4.4",), R.lower_above("sim-4.4:mixed_sign_share_diag", 0.0), SPEC),
+          "docs/model.md §2 (4.4-sym): 'A sanity simulation with U = diag(1, -0.5, -2) ended with mixed signs'",
+          ("sim-4.4",), R.lower_above("sim-4.4:mixed_sign_share_diag", 0.0), READING),
     Claim("consensus-piecewise-P", "Consensus still appears where uniform continuity fails: full attention, U = I, P random "
           "in depth (a fresh random matrix on every unit interval, piecewise constant)",
-          SEEDS_REPLY + ": 'When they [the assumptions] are not [satisfied], the experiments show that consensus still holds'; SPEC §5",
+          REPLY + ": 'When they [the assumptions] are not [satisfied], the experiments show that consensus still holds'; docs/model.md §5",
           ("sim-grid",), R.share_typical("sim-grid:consensus_share_random-identity-full", TYPICAL, RARE), PAPER),
     Claim("consensus-random-U", "Consensus is typical where U = I and Assumption 4.4 fail: random U, every kind of P, full and "
           "causal attention (the authors describe their runs, not a law over every ensemble: the share of runs reaching "
           f"consensus is reported with its band; typical = lower end above {TYPICAL:g}, rare = upper end below {RARE:g})",
-          SEEDS_REPLY + ": 'When they are not, the experiments show that consensus still holds'; SPEC §5 ('U random (assumption violated)')",
+          REPLY + ": 'When they are not, the experiments show that consensus still holds'; docs/model.md §5 ('U random (assumption violated)')",
           ("sim-grid",),
           R.all_of(*(R.share_typical(f"sim-grid:consensus_share_{p}-random-{m}", TYPICAL, RARE) for m in ("full", "causal") for p in GRID_P)),
           PAPER),
     Claim("rate-ordering-time", "Speculation: convergence is fastest for constant P, slowest for random P, periodic in between; "
           "measured (U = I, full and causal) by the time until E_pair < 1e-6 (longest for random) and by the early-phase rate "
           "(fitted while E_pair > 1e-2; largest for constant). The late rate cannot depend on P with U = I (every a_ij -> 1/N)",
-          SEEDS_REPLY + ": 'One may speculate that the rate of convergence is related to the time derivative of the matrices. "
+          REPLY + ": 'One may speculate that the rate of convergence is related to the time derivative of the matrices. "
           "Constant matrices, zero derivative, faster convergence, random matrices, highest derivative, slowest "
           "convergence. The periodic case seems to lie in between'",
           ("sim-grid",),
@@ -112,12 +113,12 @@ CLAIMS: tuple[Claim, ...] = (
           PAPER, "speculation"),
     *(Claim(f"check-{tid}", f"verify theorem {tid} on its built-in example: every hypothesis holds, every certificate and symbolic "
             "step re-checks exactly (relative to cited steps), and the simulation shows the conclusion",
-            f"SPEC §2-§3 ({tid})", ("theorems",),
+            f"docs/model.md §2-§3 ({tid})", ("theorems",),
             R.all_of(R.mean_at_least(f"theorems:holds_{tid}", 1.0), R.upper_below(f"theorems:evidence_{tid}", 1e-8)), SELF)
       for tid in ("3.2", "4.2", "4.4-sym")),
     Claim("llm-depth-noffn", f"GPT-2 XL and GPT-Neo 2.7B shapes, random weights, feedforward removed: E_first converges toward 0 "
           f"across depth (a significant downward trend over the last half of depth and the last value below {E_LEVEL:g})",
-          SEEDS_SUMMARY + ": 'layer-wise cosine-consensus error E converges toward 0 across depth when feedforward layers are removed'; "
+          SUMMARY + ": 'layer-wise cosine-consensus error E converges toward 0 across depth when feedforward layers are removed'; "
           "'Consensus still occurs in GPT-2 and GPT-Neo with random weight matrices'",
           ("llm-gpt2", "llm-neo"),
           R.all_of(R.down_trend("llm-gpt2:E_first_slope_noffn", "llm-gpt2:E_first_last_noffn", E_LEVEL),
@@ -126,14 +127,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("llm-depth-ffn", f"GPT-2 XL and GPT-Neo 2.7B shapes, random weights, feedforward kept: E_first still converges toward 0 "
           f"(a significant downward trend over the last half of depth and the last value below {E_LEVEL:g}; a drop alone is not "
           "convergence toward 0)",
-          SEEDS_SUMMARY + ": '... and still converges with them present'",
+          SUMMARY + ": '... and still converges with them present'",
           ("llm-gpt2", "llm-neo"),
           R.all_of(R.down_trend("llm-gpt2:E_first_slope_ffn", "llm-gpt2:E_first_last_ffn", E_LEVEL),
                    R.down_trend("llm-neo:E_first_slope_ffn", "llm-neo:E_first_last_ffn", E_LEVEL)),
           PAPER, models=LARGE_SHAPES),
     Claim("llm-ffn-mixed", "Trained GPT-2 XL and GPT-Neo 2.7B weights: feedforward layers slow convergence in GPT-Neo while "
           "speeding it up in GPT-2 (E at the last layer higher with FFN for GPT-Neo, lower for GPT-2)",
-          SEEDS_SUMMARY + ": 'Feedforward layers may slow convergence in GPT-Neo while speeding it up in GPT-2' (measured effects "
+          SUMMARY + ": 'Feedforward layers may slow convergence in GPT-Neo while speeding it up in GPT-2' (measured effects "
           "table, trained GPT-2 XL and GPT-Neo 2.7B: 'Include feedforward layers: Mixed')",
           TRAINED_CASES,
           R.all_of(R.greater("llm-neo-trained:E_first_last_ffn", "llm-neo-trained:E_first_last_noffn"),
@@ -141,7 +142,7 @@ CLAIMS: tuple[Claim, ...] = (
           PAPER, unavailable="needs trained GPT-2 XL and GPT-Neo 2.7B weights, not available offline (the llm-gpt2 / llm-neo cases "
                       "use random weights, which llm-ffn-random-hurts reads)"),
     Claim("llm-ffn-random-hurts", "With random weights, including feedforward layers slows convergence (GPT-2 XL and GPT-Neo 2.7B)",
-          SEEDS_SUMMARY + ": measured effects table, 'with random weight matrices ... Include feedforward layers: Hurt'",
+          SUMMARY + ": measured effects table, 'with random weight matrices ... Include feedforward layers: Hurt'",
           ("llm-gpt2", "llm-neo"),
           R.all_of(R.greater("llm-gpt2:E_first_last_ffn", "llm-gpt2:E_first_last_noffn"),
                    R.greater("llm-neo:E_first_last_ffn", "llm-neo:E_first_last_noffn")),
@@ -149,7 +150,7 @@ CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"trained-faster-{key}", f"Trained weights converge faster than random ones, on the stand-in {label} (standing in "
             "for GPT-2 XL, whose trained weights are not available offline): E_first at equal depth lower when trained than with "
             "random weights, both periodic ones (drawn once) and re-drawn ones (a fresh draw after every pass, seed 42+i+1)",
-            SEEDS_REPLY + ": reviewer question 'Why do the trained weights converge faster than the random ones?'",
+            REPLY + ": reviewer question 'Why do the trained weights converge faster than the random ones?'",
             (f"llm-{key}",),
             R.all_of(R.greater(f"llm-{key}:E_first_last_random", f"llm-{key}:E_first_last_trained"),
                      R.greater(f"llm-{key}:E_first_last_random-fresh", f"llm-{key}:E_first_last_trained")),

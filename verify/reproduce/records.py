@@ -26,17 +26,18 @@ class ClaimStatus(enum.Enum):
 
 
 class ClaimKind(enum.Enum):
-    """Whose claim a row tests: the paper's (from the seeds: the authors' replies and the paper's
-    summary), this project's SPEC (its own reading or finding), or a self-check of the toolkit."""
+    """Whose claim a row tests: the paper's (from the authors' replies to reviewers and the paper's
+    summary page), this project's (its own reading or finding, docs/model.md), or a self-check of the
+    toolkit.  :attr:`READING` keeps the value ``"spec"`` of the report contract (schema_version 1)."""
 
     PAPER = "paper"
-    SPEC = "spec"
+    READING = "spec"
     SELF_CHECK = "self-check"
 
 
 VERB = {"agrees": "agree"}
 """The headline's plural of a status."""
-KIND_LABEL = {ClaimKind.PAPER: "the paper's claims", ClaimKind.SPEC: "SPEC's claims (this project's reading)",
+KIND_LABEL = {ClaimKind.PAPER: "the paper's claims", ClaimKind.READING: "this project's claims (its reading, docs/model.md)",
               ClaimKind.SELF_CHECK: "the toolkit's self-checks"}
 
 

@@ -25,7 +25,7 @@ STATUS_MEANING = (
 
 
 def headline(report: Report) -> str:
-    """The split headline: the paper's claims first, then SPEC's, then the self-checks."""
+    """The split headline: the paper's claims first, then this project's reading, then the self-checks."""
     lines = []
     for kind, counts in report.headline():
         total = sum(counts.values())

@@ -230,7 +230,7 @@ def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[
               resume: bool = False) -> Report:
     """Run the simulation cases, the theorem checks and ``extra_cases`` (the LLM cases) at
     ``scale``; with ``only``, just those case ids and the claims they fully cover.  Rows are
-    ordered by kind: the paper's claims first, then SPEC's, then the self-checks."""
+    ordered by kind: the paper's claims first, then this project's reading, then the self-checks."""
     started = time.perf_counter()
     cases = list(SIM_CASES) + list(extra_cases)
     ids = [c.id for c in cases]

@@ -1,4 +1,4 @@
-"""The paper's simulation grid (SPEC §5): ``P`` constant / periodic / random in depth x
+"""The paper's simulation grid (docs/model.md §5): ``P`` constant / periodic / random in depth x
 ``U = I`` / symmetric / random x full / causal, ``scale.runs`` seeded runs per cell; one task per cell.
 
 Every run draws its own matrices and tokens (preset seed ``2000 + run``), so a cell's band covers

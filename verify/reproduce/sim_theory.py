@@ -14,9 +14,9 @@ so bands cover both.
   Farkas witness): do they enter one, and does consensus follow?
 * ``sim-4.2``: causal, ``U = I``, ``P`` constant / periodic / piecewise: drift of ``x_1`` and
   the Lyapunov function ``V = sum_i (1 - <x_1, x_i>)`` at the end.
-* ``sim-4.4``: causal, one head, symmetric ``U`` with a simple top eigenvalue (SPEC's
-  ``U = diag(1, -0.5, -2)`` and random symmetric ``U``): alignment ``1 - mean_i |<v, x_i>|`` and
-  the share of runs that end with mixed signs (same-sign consensus is not implied).
+* ``sim-4.4``: causal, one head, symmetric ``U`` with a simple top eigenvalue (the
+  ``U = diag(1, -0.5, -2)`` of docs/model.md §2 and random symmetric ``U``): alignment
+  ``1 - mean_i |<v, x_i>|`` and the share of runs that end with mixed signs (same-sign consensus is not implied).
 """
 from __future__ import annotations
 

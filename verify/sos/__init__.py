@@ -1,4 +1,4 @@
-"""Exact sum-of-squares certificates (SPEC §3): search with CVXPY, proof in rational arithmetic.
+"""Exact sum-of-squares certificates (docs/model.md §3): search with CVXPY, proof in rational arithmetic.
 
 Public API (imported lazily so that loading a certificate never imports the solver):
 

@@ -9,7 +9,7 @@ inside the cone is all rounding needs, and the exact projection removes the resi
 below :data:`LOOSE_FROM_UNKNOWNS` unknowns skip this step); only when that point has no positive
 margin or does not round is the margin SDP solved again at the solver's default accuracy, and from
 there on the pipeline is the one before the loose step: the plain SDP only when the margin is not
-positive or its rounding fails (issue 14: solving both on every program doubled the float time).
+positive or its rounding fails (solving both on every program doubled the float time).
 Solver accuracy decides only whether rounding succeeds; what is proved is decided by the exact
 rounding and re-check.
 If the margin solve finds no interior point (``t <= 0``: every feasible Gram matrix is singular),
@@ -107,7 +107,7 @@ def search(program: GramProgram, solver: str = "CLARABEL",
         if not program.blocks and not program.params:
             return SearchOutcome(None, program, "nothing to search: no Gram block and no free parameter",
                                  SearchStats(**_stat_times(times), **info))
-        # A loose interior point first (issue 14): it costs a few interior-point iterations, and
+        # A loose interior point first: it costs a few interior-point iterations, and
         # when it rounds, the accurate solves are never needed.
         projector = None
         if program.n_columns >= LOOSE_FROM_UNKNOWNS:

@@ -143,7 +143,7 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
             return reused
     start = time.perf_counter()
     # Cheap refutation first (a grid of small rationals); the SciPy local search runs only after the
-    # proof has failed (issue 14): a proved claim has no witness, so the verdict is the same.
+    # proof has failed (it is slow): a proved claim has no witness, so the verdict is the same.
     witness = grid_witness(p, n, ineqs, eqs) if refute else None
     if witness is not None:
         return _refuted(witness, variables, claim, SearchStats(solver=solver), time.perf_counter() - start,

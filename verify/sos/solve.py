@@ -10,7 +10,7 @@ coefficients*, TCS 2008):
    the matrices by a small amount, keep them PSD.
 
 ``accuracy``: :data:`DEFAULT` is the solver's own default tolerances (SCS: tightened to 1e-9);
-:data:`LOOSE` (the margin solve only, issue 14) stops once the duality gap is about 1e-2 and the
+:data:`LOOSE` (the margin solve only) stops once the duality gap is about 1e-2 and the
 residuals about 1e-3: rounding needs a point well inside the cone, not an accurate maximiser, and
 its exact projection removes the residual.  Accuracy affects only whether rounding succeeds, never
 what is proved.

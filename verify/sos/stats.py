@@ -12,7 +12,7 @@ class SearchStats:
     """Wall times (seconds) of the three phases and the problem sizes.
 
     ``margin_solves`` lists the accuracy of every margin solve in order (``"loose"`` first, then
-    ``"default"`` only when the loose point did not round, issue 14); ``margin_status`` and
+    ``"default"`` only when the loose point did not round); ``margin_status`` and
     ``margin`` describe the last one.  ``margin_iterations`` / ``float_iterations`` are the solver's
     interior-point iterations summed over the margin / plain solves (0 when it reported none).
     """

@@ -1,10 +1,10 @@
-"""Proof plans for the causal results: Theorem 4.2 and the ISS lemma (SPEC §3).
+"""Proof plans for the causal results: Theorem 4.2 and the ISS lemma (docs/model.md §3).
 
 Theorem 4.2 = first token fixed (symbolic) + token 2 Lyapunov decrease (certificate) + termwise
-ISS inequality for tokens i >= 3 with SPEC's kappa = 1 (polar substitution: symbolic; inequality:
+ISS inequality for tokens i >= 3 with kappa = 1 as in docs/model.md §3 (polar substitution: symbolic; inequality:
 certificate) + the closure of :mod:`verify.theorem.proofs_causal_closure` (dichotomy, divergence
 near the antipode, measure zero, local stability, induction), each cited step with its obligations.
-The plain ISS cascade is *not* cited: the decay term vanishes at ``x_i = -x_1`` (issue 16).
+The plain ISS cascade is *not* cited: the decay term vanishes at ``x_i = -x_1``, an equilibrium (docs/model.md §2, ``iss-causal``).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .report import ProofStep
 from .steps import certificate_step, symbolic_step, weights_prelude
 
 ISS_KAPPA = Fraction(KAPPA)
-"""The certified constant of the termwise inequality (SPEC's kappa = 1, polar coordinates)."""
+"""The certified constant of the termwise inequality (kappa = 1 as in docs/model.md §3, polar coordinates)."""
 
 
 def iss_statement(H: int, hi: Fraction) -> str:

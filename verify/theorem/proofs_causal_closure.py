@@ -1,4 +1,5 @@
-"""The part of Theorem 4.2 that the ISS inequality alone does not give (issue 16, finding 1).
+"""The part of Theorem 4.2 that the ISS inequality alone does not give (its decay term vanishes
+at the equilibrium ``x_i = -x_1``; docs/model.md §2, ``iss-causal``).
 
 The certified inequality ``dV_i/dt <= -c_i V_i (2 - V_i) + k sum_{j<i} (r_j + r_j^2/2)`` has a decay
 term that vanishes at ``V_i = 2`` (``x_i = -x_1`` is an equilibrium when the earlier tokens sit at

@@ -1,6 +1,6 @@
 """Proof plans for the false claims ``4.4-sym-later`` and ``4.4-same-sign``: a counterexample search.
 
-No step can prove these claims (SPEC §2: both are false).  The plan has one ``certificate`` step
+No step can prove these claims (docs/model.md §2: both are false).  The plan has one ``certificate`` step
 that searches a certified asymptotically stable equilibrium violating the conclusion
 (:func:`verify.equilibrium.search.find_counterexample`: float hints, then an arb re-check).  Its
 verdict is ``fails`` with the :class:`~verify.equilibrium.EquilibriumCertificate` attached (the

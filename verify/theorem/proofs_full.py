@@ -1,4 +1,4 @@
-"""Proof plans for full attention: Theorem 3.2 and the weights lemma (SPEC §3).
+"""Proof plans for full attention: Theorem 3.2 and the weights lemma (docs/model.md §3).
 
 Theorem 3.2 = hemisphere invariance (derivative identity: symbolic; inequality: certificate) +
 the chart ``y_i = x_i/<z, x_i>`` turning eq. 5 into a linear consensus protocol (symbolic) +

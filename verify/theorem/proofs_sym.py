@@ -6,7 +6,7 @@ The certificate is built for the extreme spectrum ``(lambda_1, lambda_2, ..., la
 instance's own spectrum only adds the nonnegative terms ``(lambda_2 - lambda_k) y_k^2``.  When the
 eigenvalues are irrational the shifted spectrum ``(0, -g, ..., -g)`` with the proven rational
 lower bound ``g`` of the gap is used (the inequality is shift-invariant on the sphere).
-Later tokens are **not claimed**: SPEC's reading (every token converges to ``v`` or ``-v``) is
+Later tokens are **not claimed**: the first reading of docs/model.md §2 (every token converges to ``v`` or ``-v``) is
 contradicted by ``examples/counterexample_4_4_sym.json``; same-sign consensus is not claimed either.
 """
 from __future__ import annotations
@@ -133,7 +133,7 @@ def alignment(system: AttentionSystem, hypotheses: HypothesisReport, t_end: floa
     signs = [int(s) for s in np.sign(inner)]
     return {"t_end": t_end, "v": [float(c) for c in top.v_float], "inner_with_v": [float(c) for c in inner],
             "signs": signs, "same_sign": len(set(signs) - {0}) <= 1,
-            "note": "alignment with span(v) is the claim; same-sign consensus is not implied (SPEC §2)"}
+            "note": "alignment with span(v) is the claim; same-sign consensus is not implied (docs/model.md §2)"}
 
 
 @final

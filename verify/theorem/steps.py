@@ -16,14 +16,14 @@ from verify.certificates.weights import exp_bounds
 from .obligations import Obligation, ob
 from .report import ProofStep
 
-WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, beta p]); SPEC §2"
+WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, beta p]); docs/model.md §2"
 
 
 def certificate_step(step_id: str, statement: str, search: Callable[[], object]) -> ProofStep:
     """Run an SOS search and keep its certificate only after an independent exact re-check.
 
     A certificate shipped for exactly the same claim (package data, :mod:`verify.sos.shipped`) is
-    re-checked instead of searching again (issue 14: the cold start); the step says which was done.
+    re-checked instead of searching again (a cold search is slow); the step says which was done.
     """
     from verify.sos import shipped
 

@@ -1,4 +1,4 @@
-"""Symbolic steps that close Theorem 4.2 (issue 16): the polar substitution behind the kappa = 1
+"""Symbolic steps that close Theorem 4.2: the polar substitution behind the kappa = 1
 ISS certificate, the tangent divergence on the sphere, the softmax gradient and sphere invariance.
 
 Each check is exact (SymPy): an identity whose residual is exactly 0, or an explicit membership in

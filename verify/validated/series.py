@@ -1,0 +1,155 @@
+"""Taylor coefficients of the solution of eq. 5 in arb ball arithmetic, through a point or a box.
+
+Around ``t0`` the solution is ``X(t0 + s) = sum_k X_k s^k``.  The coefficients follow from the
+field by the recurrences of automatic differentiation (Moore 1966; Jorba & Zou, *Exp. Math.* 14,
+2005; the same recurrences as :mod:`numerics.taylor`), for every head ``h``
+(``B = beta P^h``, ``o`` the entrywise product, sums over ``m = 0..k`` unless stated)::
+
+    S_k = sum_m X_m (X_{k-m} B^T)^T            (S_ij = beta <x_i, P x_j>)
+    E_0 = exp(S_0) on the mask, 0 off it;   E_k = (1/k) sum_{m=1..k} m S_m o E_{k-m}
+    Z_k = E_k 1,   W_k = X_k U^T,   T_k = sum_m E_m W_{k-m}
+    G_k = diag(1/Z_0) (T_k - sum_{m=1..k} diag(Z_m) G_{k-m})          (G = diag(1/Z) E W)
+    Gs_k = sum_h G^h_k,   R_k = diag(sum_m X_m Gs_{k-m}^T)             (R_i = <x_i, Gs_i>)
+    F_k = Gs_k - sum_m diag(R_m) X_{k-m},   X_{k+1} = F_k / (k + 1).
+
+Each ``X_k`` is computed with python-flint ``arb_mat`` products and ``arb`` operations, all outward
+rounded, so when ``X_0`` is a box of balls every returned ``X_k`` contains the ``k``-th Taylor
+coefficient of the solution through *every* point of the box (inclusion isotonicity of ball
+arithmetic).  ``X_1`` is the field ``F(X_0)`` itself.  Call inside a ``flint.ctx.workprec`` scope.
+
+Not guaranteed: tightness.  Over a wide box the high coefficients are overestimated (the
+dependency problem grows with the order); the integrator keeps boxes narrow where it can.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from flint import arb, arb_mat
+
+from .balls import diag
+
+Heads = Sequence[tuple[arb_mat, arb_mat, "arb_mat | None"]]
+
+
+def mask_positions(N: int, causal: bool) -> list[int]:
+    """Flat indices ``i * N + j`` of the pairs ``j in M(i)``."""
+    return [i * N + j for i in range(N) for j in range(N) if not causal or j <= i]
+
+
+def square(values: Sequence[arb], positions: Sequence[int], N: int) -> arb_mat:
+    """An ``N x N`` matrix with ``values`` at ``positions`` and exact zeros elsewhere."""
+    out = [arb(0)] * (N * N)
+    for p, v in zip(positions, values):
+        out[p] = v
+    return arb_mat(N, N, out)
+
+
+class HeadSeries:
+    """Work arrays of one head (lists indexed by the order)."""
+
+    def __init__(self) -> None:
+        self.Yt: list[arb_mat] = []     # (X_k (beta P)^T)^T, d x N
+        self.Yp: list[arb_mat] = []     # X_k beta P, N x d (used by the tangent recurrences)
+        self.mS: list[list[arb]] = []   # k * S_k on the mask
+        self.e: list[list[arb]] = []    # E_k on the mask
+        self.E: list[arb_mat] = []      # E_k, N x N
+        self.Zd: list[arb_mat] = []     # diag(Z_k)
+        self.W: list[arb_mat] = []      # X_k U^T
+        self.G: list[arb_mat] = []
+        self.invZ0: arb_mat | None = None
+
+
+class Series:
+    """The Taylor coefficients ``X[0..order]`` of the solution through ``X0`` (``N x d`` balls).
+
+    Construct, then :meth:`extend` to the order needed; the intermediate series stay available
+    (the tangent recurrences of :mod:`.tangent` reuse them)."""
+
+    def __init__(self, X0: arb_mat, heads: Heads, causal: bool) -> None:
+        self.N, self.d = X0.nrows(), X0.ncols()
+        self.heads = tuple(heads)
+        self.causal = causal
+        self.positions = mask_positions(self.N, causal)
+        self.X: list[arb_mat] = [X0]
+        self.hs = [HeadSeries() for _ in self.heads]
+        self.Gs: list[arb_mat] = []
+        self.Gst: list[arb_mat] = []
+        self.Rd: list[arb_mat] = []
+        self.ones = arb_mat(self.N, 1, [arb(1)] * self.N)
+
+    @property
+    def order(self) -> int:
+        return len(self.X) - 1
+
+    def extend(self, order: int) -> "Series":
+        while self.order < order:
+            self._next()
+        return self
+
+    def _next(self) -> None:
+        k = self.order
+        X, N = self.X, self.N
+        Gs = None
+        for (Bt, Bn, Ut), st in zip(self.heads, self.hs):
+            st.Yt.append((X[k] * Bt).transpose())
+            st.Yp.append(X[k] * Bn)
+            S = X[0] * st.Yt[k]
+            for m in range(1, k + 1):
+                S += X[m] * st.Yt[k - m]
+            s = S.entries()
+            pos = self.positions
+            if k == 0:
+                e = [s[p].exp() for p in pos]
+                st.mS.append([arb(0)] * len(pos))
+            else:
+                st.mS.append([k * s[p] for p in pos])
+                acc = [a * b for a, b in zip(st.mS[1], st.e[k - 1])]
+                for m in range(2, k + 1):
+                    acc = [u + a * b for u, a, b in zip(acc, st.mS[m], st.e[k - m])]
+                inv_k = arb(1) / k
+                e = [u * inv_k for u in acc]
+            st.e.append(e)
+            st.E.append(square(e, pos, N))
+            Z = (st.E[k] * self.ones).entries()
+            st.Zd.append(diag(Z))
+            if k == 0:
+                st.invZ0 = diag([1 / z for z in Z])
+            st.W.append(X[k] if Ut is None else X[k] * Ut)
+            T = st.E[0] * st.W[k]
+            for m in range(1, k + 1):
+                T += st.E[m] * st.W[k - m]
+                T -= st.Zd[m] * st.G[k - m]
+            G = st.invZ0 * T
+            st.G.append(G)
+            Gs = G if Gs is None else Gs + G
+        self.Gs.append(Gs)
+        self.Gst.append(Gs.transpose())
+        Rm = X[0] * self.Gst[k]
+        for m in range(1, k + 1):
+            Rm += X[m] * self.Gst[k - m]
+        self.Rd.append(diag([Rm[i, i] for i in range(N)]))
+        F = Gs - self.Rd[0] * X[k]
+        for m in range(1, k + 1):
+            F -= self.Rd[m] * X[k - m]
+        X.append(F * (arb(1) / (k + 1)))
+
+
+def series(X0: arb_mat, heads: Heads, causal: bool, order: int) -> Series:
+    """:class:`Series` through ``X0`` extended to ``order``."""
+    return Series(X0, heads, causal).extend(order)
+
+
+def field(X0: arb_mat, heads: Heads, causal: bool) -> arb_mat:
+    """The right-hand side of eq. 5 over the box ``X0`` (``X_1`` of the series)."""
+    return series(X0, heads, causal, 1).X[1]
+
+
+def horner(coeffs: Sequence[arb_mat], s: arb) -> arb_mat:
+    """``sum_j s^j coeffs[j]`` by Horner's rule (``s`` a ball or an interval such as ``[0, h]``)."""
+    acc = coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        acc = c + acc * s
+    return acc
+
+
+__all__ = ["Series", "field", "horner", "mask_positions", "series", "square"]
