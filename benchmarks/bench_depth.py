@@ -55,8 +55,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="8,64,256")
     args = parser.parse_args()
     from theorems.system_json import load_system
-    from verify.depth import certify_depth
-    from verify.depth.evidence import layers_observed, ode_observed
+    from verify._depth import certify_depth
+    from verify._depth.evidence import layers_observed, ode_observed
 
     eps = Fraction(1, 100)
     print(f"{'N':>5} {'model':>7} {'cold CLI s':>11} {'warm s':>8} {'sim s':>8} {'bound':>12} {'observed':>10} {'tight':>7}")

@@ -4,7 +4,7 @@ For each problem prints the plain float solve time, the margin (interior point) 
 exact rounding + projection + PSD/identity check time and the ratio
 ``(margin + exact) / float``.  Median of ``--repeat`` runs.  Then the exact PSD decisions on
 their own, side by side: python-flint (:mod:`theorems.psd_flint`, the search side and the
-predicates) against the pure-Python LDL^T re-checker (:mod:`verify.sos.exact_psd`), on a
+predicates) against the pure-Python LDL^T re-checker (:mod:`verify._sos.exact_psd`), on a
 120 x 120 Gram block rounded to denominator 2^26 as the rounding step produces it, and on the
 ``p^2 I - A^T A`` matrix of a d = 64 norm bound.  Run:
 
@@ -13,7 +13,7 @@ predicates) against the pure-Python LDL^T re-checker (:mod:`verify.sos.exact_psd
 
 The Gram scaling table (issue 14) times, on random dense SOS forms with one Gram block of each
 size, the *float-only* solve (the plain SDP alone, what a float SOS tool stops at) against the
-whole *exact* pipeline (:func:`verify.sos.prove.prove_exact` with its defaults: cheap rational
+whole *exact* pipeline (:func:`verify._sos.prove.prove_exact` with its defaults: cheap rational
 counterexample grid, loose margin SDP, exact rounding and projection, exact re-check), and prints
 exact / float, the interior-point iterations of each side and the 1-minute load average (the
 machine is shared: compare iterations when the wall times are noisy).  The two run interleaved
@@ -34,7 +34,7 @@ import sympy
 def problems():
     from verify.certificates import (certify_first_token_alignment, certify_hemisphere_invariance,
                                      certify_token2_decrease, certify_token_iss)
-    from verify.sos import find_lyapunov, prove_nonnegative
+    from verify._sos import find_lyapunov, prove_nonnegative
 
     x, y, z, w = sympy.symbols("x y z w")
     motzkin = x**4 * y**2 + x**2 * y**4 - 3 * x**2 * y**2 + 1
@@ -71,7 +71,7 @@ def gram_problem(size: int, seed: int = 0):
     as exact polynomial dicts: full support, so the Newton basis is the full block."""
     import random
 
-    from verify.sos import poly
+    from verify._sos import poly
 
     n, k = GRAM_CASES[size]
     basis = poly.monomials_up_to(n, 0, k)
@@ -91,9 +91,9 @@ def gram_problem(size: int, seed: int = 0):
 def gram_rows(sizes, repeat: int) -> list[dict]:
     import os
 
-    from verify.sos.options import SOSOptions
-    from verify.sos.prove import build_program, default_degree, prove_exact
-    from verify.sos.solve import solve_plain
+    from verify._sos.options import SOSOptions
+    from verify._sos.prove import build_program, default_degree, prove_exact
+    from verify._sos.solve import solve_plain
 
     rows = []
     for size in sizes:
@@ -148,7 +148,7 @@ def psd_cases():
 
 def psd_rows(repeat: int) -> list[dict]:
     from theorems.psd_flint import psd_decision
-    from verify.sos.exact_psd import check_psd
+    from verify._sos.exact_psd import check_psd
 
     rows = []
     for name, matrix in psd_cases():

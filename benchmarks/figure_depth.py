@@ -2,7 +2,7 @@
 
 Left: eq. 5 (ODE), right: eq. 4 (layer map, tau = 1/2 and 1).  For each instance the simulated
 metric (solid, float64 evidence) and the certified envelope ``C exp(-rate t)`` / ``C exp(-rate k)``
-(dashed), with the certified ``T(eps)`` / ``L(eps)`` marked (:func:`verify.depth.figure.depth_figure`).
+(dashed), with the certified ``T(eps)`` / ``L(eps)`` marked (:func:`verify._depth.figure.depth_figure`).
 Run:
 
     python benchmarks/figure_depth.py [--out docs/figures/depth.png]
@@ -18,9 +18,9 @@ import numpy as np
 from numerics.png import figure_png
 from theorems import simple_system
 from theorems.system_json import load_system
-from verify.depth import certify_depth
-from verify.depth.defaults import default_instance
-from verify.depth.figure import depth_figure
+from verify._depth import certify_depth
+from verify._depth.defaults import default_instance
+from verify._depth.figure import depth_figure
 
 EPS = Fraction(1, 1000)
 

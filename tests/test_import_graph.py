@@ -102,30 +102,46 @@ def test_reproduce_does_not_import_the_cli():
     assert not bad, bad
 
 
-def test_no_circular_import_inside_theorems():
+def _cycles(packages: tuple[str, ...]) -> list[str]:
+    """Import cycles (lazy imports included) through plain modules of ``packages`` (a package
+    ``__init__`` that re-exports lazily is skipped: importing it does not import the others)."""
     graph: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "theorems").rglob("*.py")):
-        mod = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        graph[mod] = {name for name, _ in _imports(path) if name.startswith("theorems")}
-    assert "theorems.system_json" not in graph["theorems.system"]
-    seen, stack = set(), []
+    for top in packages:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            mod = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            graph[mod] = {name for name, _ in _imports(path) if name.split(".")[0] in packages}
+    found, seen, stack = [], set(), []
 
-    def visit(node: str) -> None:  # a cycle through two plain modules (packages re-export, skip them)
+    def visit(node: str) -> None:
         if node in stack:
             cycle = stack[stack.index(node):] + [node]
             if not any((ROOT / Path(*m.split("."))).is_dir() for m in cycle):
-                pytest.fail(f"import cycle: {' -> '.join(cycle)}")
+                found.append(" -> ".join(cycle))
             return
         if node in seen:
             return
         seen.add(node)
         stack.append(node)
-        for nxt in graph.get(node, ()):
+        for nxt in sorted(graph.get(node, ())):
             visit(nxt)
         stack.pop()
 
-    for mod in graph:
+    for mod in sorted(graph):
         visit(mod)
+    return found
+
+
+def test_no_import_cycle():
+    assert _cycles(PACKAGES) == []
+
+
+def test_no_string_registry_names_a_module():
+    """Registries point down: no ``"package.module:attribute"`` string resolved at run time."""
+    import re
+
+    ref = re.compile(r"""["'](?:theorems|numerics|verify|llm_checks)\.[\w.]+:[A-Za-z_]\w*["']""")
+    bad = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in _modules() for m in ref.finditer(p.read_text())]
+    assert not bad, bad
 
 
 def test_importing_every_non_llm_module_loads_no_heavy_dependency():

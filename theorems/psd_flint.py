@@ -1,8 +1,8 @@
 """Exact positive (semi)definiteness of a rational symmetric matrix with python-flint.
 
-The search side (rounding a float Gram matrix, :mod:`verify.sos.rounding`) and the predicates
+The search side (rounding a float Gram matrix, :mod:`verify._sos.rounding`) and the predicates
 (norm bounds, ``U_positive_definite``) decide PSD here; the certificate re-check keeps its own
-standard-library LDL^T (:mod:`verify.sos.exact_psd`), so what produced a certificate and what
+standard-library LDL^T (:mod:`verify._sos.exact_psd`), so what produced a certificate and what
 re-checks it are different code.
 
 Method: a symmetric ``M`` has real eigenvalues, the roots of ``chi(t) = det(t I - M) = sum c_k t^k``.

@@ -30,14 +30,11 @@ _API = {
     "audit": "verify.api.audit",
     "consensus": "verify.api.consensus",
 }
-_PACKAGES = ("theorem", "sos", "depth")  # subpackages of the same name: callable modules (verify._callable)
 
 __all__ = sorted([*_API, "Report", "SCHEMA_VERSION", "__version__"])
 
 
 def __getattr__(name: str):
-    if name in _PACKAGES:
-        return importlib.import_module(f"verify.{name}")  # the package makes itself callable on import
     if name in _API:
         return getattr(importlib.import_module(_API[name]), name)
     if name in ("Report", "SCHEMA_VERSION"):

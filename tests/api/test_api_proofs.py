@@ -43,7 +43,7 @@ def depth42():
 
 
 def test_theorem_holds_on_its_example(th42):
-    from verify.theorem.report import TheoremReport
+    from verify._theorem.report import TheoremReport
 
     assert isinstance(th42, Report) and th42.kind == "theorem"
     assert th42.verdict == "holds" and th42.exit_code == 0 and th42.files == ()
@@ -145,7 +145,7 @@ def test_float_token_off_the_sphere_shows_its_norm_and_the_real_option():
 
 
 def test_sos_certifies_a_known_sos_polynomial(quartic):
-    from verify.sos.result import SOSResult
+    from verify._sos.result import SOSResult
 
     assert quartic.kind == "sos" and quartic.verdict == "holds" and quartic.exit_code == 0
     assert isinstance(quartic.record, SOSResult) and quartic.record.certificate.recheck().holds
@@ -178,7 +178,7 @@ def test_sos_bad_options_raise():
 
 
 def test_lyapunov_certifies_and_reports_a_moving_origin(tmp_path):
-    from verify.sos.result import LyapunovResult
+    from verify._sos.result import LyapunovResult
 
     path = tmp_path / "lyap.json"
     r = verify.lyapunov("-x + y^2, -y", vars="x,y", degree=4, save=path)
@@ -216,7 +216,7 @@ def test_recheck_of_a_saved_and_of_a_tampered_certificate(tmp_path, quartic):
 
 
 def test_depth_certifies_time_and_layers(depth42):
-    from verify.depth.certify import DepthReport
+    from verify._depth.certify import DepthReport
 
     assert depth42.kind == "depth" and depth42.verdict == "holds" and depth42.exit_code == 0
     assert isinstance(depth42.record, DepthReport)
@@ -270,16 +270,16 @@ def test_notebook_display_shows_the_verdict(th42, quartic):
         assert r.text in r._repr_markdown_()
 
 
-def test_callable_packages_stay_packages(quartic, depth42, th42):
-    """``verify.sos`` / ``verify.depth`` / ``verify.theorem`` were called above and are still the packages."""
+def test_implementation_packages_are_private(quartic, depth42, th42):
+    """``verify.sos`` / ``verify.depth`` / ``verify.theorem`` are the calls; their packages are ``verify._sos`` etc."""
     import importlib
     import types
 
-    from verify.sos.prove import prove_nonnegative
+    from verify._sos.prove import prove_nonnegative
 
-    assert isinstance(verify.sos, types.ModuleType) and verify.sos.__name__ == "verify.sos"
-    assert verify.sos.prove_nonnegative is prove_nonnegative
-    assert verify.sos.prove_nonnegative("x^2 + 1", ["x"]).status.value == "holds"
-    assert verify.depth.certify_depth.__name__ == "certify_depth"
-    assert importlib.import_module("verify.theorem.check").check_theorem is verify.theorem.check.check_theorem
-    assert verify.sos("x^2 + 1").verdict == "holds"  # and still the façade call
+    assert isinstance(verify.sos, types.FunctionType) and verify._sos.__name__ == "verify._sos"
+    assert verify._sos.prove_nonnegative is prove_nonnegative
+    assert verify._sos.prove_nonnegative("x^2 + 1", ["x"]).status.value == "holds"
+    assert verify._depth.certify_depth.__name__ == "certify_depth"
+    assert importlib.import_module("verify._theorem.check").check_theorem is verify._theorem.check.check_theorem
+    assert verify.sos("x^2 + 1").verdict == "holds"

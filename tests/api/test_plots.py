@@ -175,8 +175,8 @@ def test_audit_payload_heatmaps_show_the_tables():
 
 
 def test_depth_record_draws_simulation_and_envelope_and_payload_draws_bound_vs_observed():
-    from verify.depth import certify_depth
-    from verify.depth.defaults import default_instance
+    from verify._depth import certify_depth
+    from verify._depth.defaults import default_instance
 
     record = certify_depth("3.2", default_instance("3.2"), Fraction(1, 100), "layers", Fraction(1, 2))
     payload = record.to_json()
@@ -191,7 +191,7 @@ def test_depth_record_draws_simulation_and_envelope_and_payload_draws_bound_vs_o
 
 
 def test_theorem_reintegrates_its_evidence_and_refuses_without_it():
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     record = check_theorem("4.2")
     fig = Report("theorem", record.to_json(), "", record=record).plot()

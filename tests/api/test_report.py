@@ -78,12 +78,23 @@ def test_error_payload_names_field_expected_and_got() -> None:
     assert u["error"]["got"] == "constnt-identity-full" and "constant-identity-full" in u["error"]["expected"]
 
 
-def test_packages_of_the_same_name_are_callable_and_still_packages() -> None:
-    import verify
-    import verify.sos.engine  # noqa: F401  (imported first: the attribute is the package either way)
+def test_api_calls_are_plain_functions_with_signatures() -> None:
+    import inspect
+    import pickle
+    import types
 
-    assert callable(verify.sos) and callable(verify.theorem) and callable(verify.depth)
-    assert verify.sos.prove_nonnegative.__name__ == "prove_nonnegative"
+    import verify
+    import verify._sos.engine  # noqa: F401  (the implementation package is private; the public name stays the call)
+
+    for call, first in ((verify.theorem, "theorem_id"), (verify.sos, "polynomial"), (verify.depth, "theorem_id")):
+        assert isinstance(call, types.FunctionType)
+        params = inspect.signature(call).parameters
+        assert list(params)[0] == first and "force" in params and not any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values())
+        assert pickle.loads(pickle.dumps(call)) is call
+    assert verify._sos.prove_nonnegative.__name__ == "prove_nonnegative"
     assert verify.sos("x^2 + 1").verdict == "holds"
+    with pytest.raises(ModuleNotFoundError):
+        import verify._callable  # noqa: F401
     with pytest.raises(AttributeError):
         verify.no_such_call  # noqa: B018

@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 
 from theorems.errors import InvalidInput
-from verify.depth import DepthCertificate, bounds as B, certify_depth
-from verify.depth.certify import SKIPPED_HYPOTHESES, hypotheses_for
-from verify.depth.defaults import default_instance
+from verify._depth import DepthCertificate, bounds as B, certify_depth
+from verify._depth.certify import SKIPPED_HYPOTHESES, hypotheses_for
+from verify._depth.defaults import default_instance
 from theorems.system_json import load_system
 
 

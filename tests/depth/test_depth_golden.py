@@ -8,17 +8,17 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.depth.evidence import layer_step
+from verify._depth.evidence import layer_step
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCRIPT = """
 import json, sys
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 for path in sys.argv[1:]:
     cert = certificate_from_json(json.load(open(path)))
     assert cert.recheck().holds, path
-bad = [m for m in ("cvxpy", "clarabel", "scipy", "numerics", "verify.sos.prove", "verify.depth.certify",
-                   "verify.depth.evidence", "verify.certificates") if m in sys.modules]
+bad = [m for m in ("cvxpy", "clarabel", "scipy", "numerics", "verify._sos.prove", "verify._depth.certify",
+                   "verify._depth.evidence", "verify.certificates") if m in sys.modules]
 assert not bad, bad
 print("ok", len(sys.argv) - 1)
 """

@@ -8,7 +8,7 @@ import numpy as np
 
 from theorems.predicates import hemisphere_verdict
 from theorems.verdict import Status
-from verify.depth.certify import certify_depth
+from verify._depth.certify import certify_depth
 
 from depth_helpers import random_spread_case
 

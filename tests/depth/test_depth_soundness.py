@@ -13,8 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verify.depth import bounds as B
-from verify.depth.certify import certify_depth
+from verify._depth import bounds as B
+from verify._depth.certify import certify_depth
 
 from depth_helpers import random_case
 

@@ -13,7 +13,7 @@ from theorems.errors import InvalidInput
 from theorems.verdict import Status
 from verify.equilibrium import EquilibriumCertificate
 from verify.equilibrium.certificate import MAX_RAD
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 
 
 @pytest.mark.parametrize("theorem_id", sorted(CASES))
@@ -101,7 +101,7 @@ def test_missing_key_is_invalid_input():
 def test_no_counterexample_is_unknown_never_holds():
     """4.4-sym's own example ends with every token at +-e1: the later-token search finds nothing."""
     from theorems.catalogue.examples import example_4_4_sym
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     report = check_theorem("4.4-sym-later", example_4_4_sym(), simulate=False)
     assert report.status is Status.UNKNOWN
@@ -110,7 +110,7 @@ def test_no_counterexample_is_unknown_never_holds():
 
 def test_same_sign_hypothesis_fails_for_indefinite_u():
     from theorems.catalogue.examples import example_4_4_sym
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     report = check_theorem("4.4-same-sign", example_4_4_sym(), simulate=False)
     assert report.status is Status.FAILS and not report.steps
@@ -120,7 +120,7 @@ def test_same_sign_hypothesis_fails_for_indefinite_u():
 @pytest.mark.parametrize("theorem_id", ["4.4-sym-later", "4.4-same-sign"])
 def test_default_examples_satisfy_hypotheses_and_are_refuted(theorem_id):
     from theorems.catalogue import get
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     assert get(theorem_id).check().status is Status.HOLDS
     report = check_theorem(theorem_id, simulate=False)

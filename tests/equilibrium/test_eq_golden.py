@@ -10,13 +10,13 @@ from eq_helpers import GOLDEN
 
 RECHECK_SCRIPT = r"""
 import json, sys
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 out = {}
 for path in sys.argv[1:]:
     cert = certificate_from_json(json.load(open(path)))
     v = cert.recheck()
     out[path] = [type(cert).__name__, v.status.value, v.reason]
-banned = ("cvxpy", "clarabel", "scs", "scipy", "verify.sos.solve", "verify.sos.rounding",
+banned = ("cvxpy", "clarabel", "scs", "scipy", "verify._sos.solve", "verify._sos.rounding",
           "verify.equilibrium.search", "numerics")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in banned or m in banned)
 print(json.dumps({"results": out, "imported": heavy}))

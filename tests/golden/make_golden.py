@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 def build() -> dict[str, object]:
     from verify.certificates import (certify_first_token_alignment, certify_hemisphere_invariance,
                                      certify_token2_decrease, certify_token_iss)
-    from verify.sos import find_lyapunov, prove_nonnegative
+    from verify._sos import find_lyapunov, prove_nonnegative
 
     x, y = sympy.symbols("x y")
     results = {
@@ -47,7 +47,7 @@ names them)."""
 def build_theorems() -> dict[str, object]:
     from theorems.catalogue import get
     from theorems.errors import UnknownName
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     out = {}
     for tid in THEOREMS:

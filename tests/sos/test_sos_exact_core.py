@@ -5,9 +5,9 @@ import random
 import numpy as np
 import pytest
 
-from verify.sos import poly
-from verify.sos.certificate import Certificate, SOSTerm, freeze
-from verify.sos.exact_psd import check_psd
+from verify._sos import poly
+from verify._sos.certificate import Certificate, SOSTerm, freeze
+from verify._sos.exact_psd import check_psd
 
 
 def test_poly_arithmetic_matches_expansion():

@@ -17,12 +17,12 @@ import sympy
 
 from theorems.errors import InvalidInput
 from theorems.verdict import Status
-from verify.sos import engine, prove_nonnegative
-from verify.sos.exact_psd import check_psd
-from verify.sos.parse import to_exact
-from verify.sos.prove import build_program, default_degree
-from verify.sos.rounding import Projector
-from verify.sos.solve import DEFAULT, LOOSE, solve_margin
+from verify._sos import engine, prove_nonnegative
+from verify._sos.exact_psd import check_psd
+from verify._sos.parse import to_exact
+from verify._sos.prove import build_program, default_degree
+from verify._sos.rounding import Projector
+from verify._sos.solve import DEFAULT, LOOSE, solve_margin
 
 x, y, z = sympy.symbols("x y z")
 MOTZKIN = x**4 * y**2 + x**2 * y**4 - 3 * x**2 * y**2 + 1

@@ -23,13 +23,13 @@ ALL = sorted(p.name for p in GOLDEN.glob("*.json"))
 
 RECHECK_SCRIPT = r"""
 import json, sys
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 out = {}
 for path in sys.argv[1:]:
     cert = certificate_from_json(json.load(open(path)))
     v = cert.recheck()
     out[path] = [v.status.value, v.reason]
-heavy = sorted(m for m in ("cvxpy", "clarabel", "scs", "verify.sos.solve", "verify.sos.rounding") if m in sys.modules)
+heavy = sorted(m for m in ("cvxpy", "clarabel", "scs", "verify._sos.solve", "verify._sos.rounding") if m in sys.modules)
 print(json.dumps({"results": out, "imported": heavy}))
 """
 
@@ -61,7 +61,7 @@ def test_cli_recheck_does_not_import_solver():
 
 @pytest.mark.parametrize("name, label", sorted(PAPER.items()))
 def test_paper_golden_labels_and_claims(name, label):
-    from verify.sos import certificate_from_json
+    from verify.certificate_kinds import certificate_from_json
 
     cert = certificate_from_json(json.loads((GOLDEN / name).read_text()))
     assert cert.label.startswith(label)
@@ -72,9 +72,9 @@ def test_paper_golden_labels_and_claims(name, label):
 def test_golden_token_iss_is_the_documented_inequality():
     """The stored polynomial is exactly a_j - g a_i - (1/2 (1 - a_i^2) - r_j - r_j^2/2)."""
     import sympy
-    from verify.sos import certificate_from_json
-    from verify.sos.parse import to_exact
-    from verify.sos.certificate import thaw
+    from verify.certificate_kinds import certificate_from_json
+    from verify._sos.parse import to_exact
+    from verify._sos.certificate import thaw
 
     cert = certificate_from_json(json.loads((GOLDEN / "sos_4_2_token_iss.json").read_text()))
     a_i, a_j, g, r_j = sympy.symbols("a_i a_j g r_j")

@@ -6,9 +6,10 @@ import sympy
 
 from theorems.errors import InvalidInput
 from theorems.verdict import Status
-from verify.sos import LyapunovCertificate, certificate_from_json, find_lyapunov
-from verify.sos import poly
-from verify.sos.certificate import thaw
+from verify._sos import LyapunovCertificate, find_lyapunov
+from verify.certificate_kinds import certificate_from_json
+from verify._sos import poly
+from verify._sos.certificate import thaw
 
 x, y, z = sympy.symbols("x y z")
 

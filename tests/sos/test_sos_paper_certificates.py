@@ -64,7 +64,7 @@ def test_hemisphere_certified_and_false_variant_refuted():
     result = certify_hemisphere_invariance()
     assert result.status is Status.HOLDS
     assert any(len(t.multiplier) == 2 for t in result.certificate.sos_terms)  # a product term is needed
-    from verify.sos import prove_nonnegative
+    from verify._sos import prove_nonnegative
     b_j, m, g = sympy.symbols("b_j m g")
     false = prove_nonnegative(b_j - g * m - sympy.Rational(1, 10), [b_j, m, g], [b_j - m, m, 1 - g, 1 + g],
                               degree=2, products=2)

@@ -7,7 +7,7 @@ from fractions import Fraction as F
 import sympy
 
 from theorems.verdict import Status
-from verify.sos import prove_nonnegative
+from verify._sos import prove_nonnegative
 
 x, y = sympy.symbols("x y")
 

@@ -5,9 +5,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from theorems.verdict import Status
-from verify.sos import poly
-from verify.sos.options import SOSOptions
-from verify.sos.prove import prove_exact
+from verify._sos import poly
+from verify._sos.options import SOSOptions
+from verify._sos.prove import prove_exact
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=4)
 monos = [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]

@@ -6,8 +6,8 @@ import sympy
 
 from theorems.errors import InvalidInput
 from theorems.verdict import Status
-from verify.sos import Certificate, prove_nonnegative
-from verify.sos import poly
+from verify._sos import Certificate, prove_nonnegative
+from verify._sos import poly
 
 x, y, z = sympy.symbols("x y z")
 
@@ -152,7 +152,7 @@ def test_options_are_one_validated_frozen_record():
     import dataclasses
 
     from theorems.errors import InvalidInput
-    from verify.sos.options import SOSOptions
+    from verify._sos.options import SOSOptions
 
     opts = SOSOptions(solver="scs", denominators=[256])
     assert opts.solver == "SCS" and opts.denominators == (256,)

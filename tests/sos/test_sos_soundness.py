@@ -20,11 +20,11 @@ import random
 import numpy as np
 
 from theorems.verdict import Status
-from verify.sos import find_lyapunov
-from verify.sos import poly
-from verify.sos.certificate import Certificate, SOSTerm, freeze
-from verify.sos.options import SOSOptions
-from verify.sos.prove import prove_exact
+from verify._sos import find_lyapunov
+from verify._sos import poly
+from verify._sos.certificate import Certificate, SOSTerm, freeze
+from verify._sos.options import SOSOptions
+from verify._sos.prove import prove_exact
 
 NAMES = ("x", "y")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from theorems.verdict import Status
-from verify.sos import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 NAMES = sorted(p.name for p in GOLDEN.glob("*.json"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verify.cli.main import main
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "theorems"
 A = [[1, "1/2", 0], [0, "1/2", "-1/3"], ["1/4", 0, 1]]
@@ -100,7 +100,7 @@ def test_bad_usage(tmp_path, capsys):
 
 RECHECK = r"""
 import json, sys
-from verify.sos.lyapunov_certificate import certificate_from_json
+from verify.certificate_kinds import certificate_from_json
 res = {p: certificate_from_json(json.load(open(p))).recheck().status.value for p in sys.argv[1:]}
 print(json.dumps({"results": res, "heavy": sorted(m for m in ("cvxpy", "clarabel", "scs") if m in sys.modules)}))
 """
@@ -116,7 +116,7 @@ def test_golden_theorem_certificates_recheck_without_the_solver():
 
 
 def test_golden_claims_match_what_the_defaults_prove_today():
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     for tid in ("4.2", "3.2", "4.4-sym", "4.4-hemisphere"):
         report = check_theorem(tid, simulate=False)

@@ -13,9 +13,9 @@ import sympy
 
 from theorems.verdict import Status
 from verify.cli.main import main
-from verify.theorem.check import check_theorem
-from verify.theorem.obligations import ob, resolve
-from verify.theorem.report import ProofStep, compose
+from verify._theorem.check import check_theorem
+from verify._theorem.obligations import ob, resolve
+from verify._theorem.report import ProofStep, compose
 
 KINDS = {"certificate", "symbolic", "cited", "numerical"}
 
@@ -95,8 +95,8 @@ def test_missing_later_or_numerical_dischargers_are_not_accepted(report_4_2):
 def test_iss_causal_prints_the_certified_constant(capsys):
     """The conclusion's decay constant equals the certificate's: the certified polynomial is exactly
     a_j - g a_i - (kappa (1 - a_i^2) - r - r^2/2) after the polar substitution, with the printed kappa."""
-    from verify.sos.certificate import thaw
-    from verify.sos.parse import to_exact
+    from verify._sos.certificate import thaw
+    from verify._sos.parse import to_exact
 
     report = check_theorem("iss-causal", simulate=False)
     assert report.status is Status.HOLDS

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from theorems.verdict import Status
-from verify.sos import shipped
-from verify.theorem.check import check_theorem
+from verify._sos import shipped
+from verify._theorem.check import check_theorem
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "theorems"
@@ -19,7 +19,7 @@ def test_every_shipped_certificate_rechecks_and_matches_a_golden_claim():
     files = sorted(shipped.SHIPPED_DIR.glob("*.json"))
     assert len(files) >= 8
     golden_claims = {json.loads(p.read_text())["claim"] for p in GOLDEN.glob("*.json")}
-    from verify.sos.certificate import Certificate
+    from verify._sos.certificate import Certificate
 
     for path in files:
         entry = json.loads(path.read_text())

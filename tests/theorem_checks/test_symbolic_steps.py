@@ -8,7 +8,7 @@ import pytest
 import sympy
 
 from theorems.verdict import Status
-from verify.theorem import symbolic
+from verify._theorem import symbolic
 from verify.certificates.weights import exp_bounds
 
 STEPS = [symbolic.first_token_fixed, symbolic.token_two_gram_equation, symbolic.token_i_gram_equation,

@@ -16,11 +16,11 @@ from theorems.errors import InvalidInput, UnknownName
 from theorems.predicates.structure import MaskIs
 from theorems.verdict import fails, holds
 from verify.cli.main import main
-from verify.theorem.check import check_theorem
-from verify.theorem.obligations import ob
-from verify.theorem.plan import Outcome, ProofPlan, Remarks
-from verify.theorem.report import ProofStep
-from verify.theorem.steps import cited_step, symbolic_step
+from verify._theorem.check import check_theorem
+from verify._theorem.obligations import ob
+from verify._theorem.plan import Outcome, ProofPlan, Remarks
+from verify._theorem.report import ProofStep
+from verify._theorem.steps import cited_step, symbolic_step
 
 
 def _square_identity():
@@ -65,13 +65,10 @@ def test_a_toy_entry_runs_through_verify_theorem_end_to_end(capsys):
         get("toy")
 
 
-def test_the_toy_plan_can_be_named_by_module_attribute(monkeypatch):
-    import verify.theorem.plan as plan_module
-
-    monkeypatch.setattr(plan_module, "TOY_FOR_TEST", ToyPlan(), raising=False)
-    with using(CATALOGUE.extended(_toy(plan="verify.theorem.plan:TOY_FOR_TEST"))):
-        report = check_theorem("toy", simulate=False)
-    assert report.status.value == "holds"
+def test_a_toy_entry_without_a_plan_is_bad_input(capsys):
+    with using(CATALOGUE.extended(_toy(plan=None))):
+        assert main(["theorem", "toy", "--no-simulate"]) == 2
+    assert "verify._theorem.plans" in capsys.readouterr().err
 
 
 def test_a_failing_hypothesis_stops_the_toy_before_its_plan():
@@ -80,17 +77,17 @@ def test_a_failing_hypothesis_stops_the_toy_before_its_plan():
     assert report.status.value == "fails" and report.steps == ()
 
 
-@pytest.mark.parametrize("changes", [{"plan": None}, {"plan": "no colon"}, {"evidence": "sin"},
+@pytest.mark.parametrize("changes", [{"plan": "verify._theorem.plan:CLAIM"}, {"plan": "no colon"}, {"evidence": "sin"},
                                      {"hypotheses": (MaskIs("full"), MaskIs("full"))}])
 def test_malformed_entries_are_refused_at_construction(changes):
     with pytest.raises(InvalidInput):
         _toy(**changes)
 
 
-def test_a_plan_reference_that_does_not_resolve_is_bad_input(capsys):
-    with using(CATALOGUE.extended(_toy(plan="verify.theorem.plan:NO_SUCH_PLAN"))):
+def test_a_plan_that_is_not_a_proof_plan_is_bad_input(capsys):
+    with using(CATALOGUE.extended(_toy(plan=object()))):
         assert main(["theorem", "toy", "--no-simulate"]) == 2
-    assert "NO_SUCH_PLAN" in capsys.readouterr().err
+    assert "a ProofPlan instance" in capsys.readouterr().err
 
 
 def test_duplicate_ids_are_refused():
@@ -100,6 +97,13 @@ def test_duplicate_ids_are_refused():
 
 @pytest.mark.parametrize("theorem", CATALOGUE.theorems, ids=lambda th: th.id)
 def test_every_catalogue_plan_resolves(theorem):
-    from verify.theorem.plan import plan_of
+    from verify._theorem.plans import plan_of
 
+    assert theorem.plan is None  # built-in entries never name verify: the table holds their plans
     assert isinstance(plan_of(theorem), ProofPlan)
+
+
+def test_the_plan_table_and_the_catalogue_have_the_same_ids():
+    from verify._theorem.plans import PLANS
+
+    assert set(PLANS) == {th.id for th in CATALOGUE.theorems}

@@ -5,7 +5,6 @@ heavy work (evaluating hypotheses, proving symbolic claims) happens only in expl
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, TypeVar
 
@@ -19,7 +18,6 @@ EvidenceVariant = Literal["cos", "abs"]
 """Metric of the numerical evidence: ``"cos"``, or ``"abs"`` (``|cos|``) for results predicting
 alignment with a line (docs/model.md §4)."""
 E = TypeVar("E")
-_PLAN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 @dataclass(frozen=True)
@@ -29,11 +27,11 @@ class Theorem:
     ``proof`` is set for claims that this project proves symbolically (D1, LN1); the
     certificates of ``verify theorem`` live in :mod:`verify.certificates`, not here.
 
-    ``plan`` registers the proof plan of ``verify theorem`` with the entry: ``"module:attribute"``
-    naming a :class:`verify.theorem.plan.ProofPlan` (a string, because this base package does not
-    import :mod:`verify`), or the plan object itself.  ``evidence`` is the metric of the numerical
-    evidence, or None for results with nothing to simulate.  Adding a result touches its entry and
-    its proof module only (docs/adding-a-result.md).
+    ``plan`` is left ``None`` for the built-in results: the table of their proof plans lives in
+    :mod:`verify._theorem.plans`, the layer that knows both ends (this base package never names
+    :mod:`verify`).  An entry added from outside may carry its plan object here (any object with the
+    ``ProofPlan`` interface); the verify layer checks it.  ``evidence`` is the metric of the numerical
+    evidence, or None for results with nothing to simulate (docs/adding-a-result.md).
     """
 
     id: str
@@ -53,9 +51,9 @@ class Theorem:
         ids = [h.id for h in self.hypotheses]
         if len(set(ids)) != len(ids):
             raise InvalidInput(f"theorem {self.id}: hypotheses", "distinct predicate ids", ids)
-        if self.plan is None or (isinstance(self.plan, str) and not _PLAN_REF.match(self.plan)):
-            raise InvalidInput(f"theorem {self.id}: plan", "'module:attribute' naming a proof plan, or the plan",
-                               self.plan, "e.g. plan='verify.theorem.proofs_causal:PLAN_4_2'")
+        if isinstance(self.plan, (str, bytes)):
+            raise InvalidInput(f"theorem {self.id}: plan", "a proof plan object (or None for a built-in result)",
+                               self.plan, "names of modules are not resolved: pass the plan itself")
         if self.evidence not in ("cos", "abs", None):
             raise InvalidInput(f"theorem {self.id}: evidence", "'cos', 'abs' or None", self.evidence)
 

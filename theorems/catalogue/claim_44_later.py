@@ -57,7 +57,6 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
                      "paper's statement). It is false: a certified asymptotically stable equilibrium off span(v) refutes "
                      "it (examples/counterexample_4_4_sym.json); the toolkit never reports it as holding."),
             example=example_44_later,
-            plan="verify.theorem.proofs_counterexample:LATER_TOKEN_ALIGNMENT",
         ),
         Theorem(
             id="4.4-same-sign", kind="claim", title="Same-sign consensus under positive-definite U (false)",
@@ -69,6 +68,5 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
                      "U = diag(1, 1/20, 1/20), P = diag(3, 0, 0), beta = 1 has the stable equilibrium (e1, -e1) "
                      "(examples/counterexample_same_sign.json)."),
             example=example_same_sign,
-            plan="verify.theorem.proofs_counterexample:SAME_SIGN_CONSENSUS",
         ),
     )

@@ -26,9 +26,6 @@ from .claim_44_later import theorems as claims_44_later
 from .claim_ln1 import prove_ln1
 from .theorem_44_hemisphere import theorem_4_4_hemisphere
 
-CLAIM_PLAN = "verify.theorem.plan:CLAIM"
-"""A claim proved symbolically by the entry's own ``proof``: one symbolic step."""
-
 CITATION = ("A. Rodriguez Abella, J. P. Silvestre, P. Tabuada, Consensus Is All You Get: The Role of "
             "Attention in Transformers, ICML 2025 (PMLR 267:174-184); arXiv:2412.02682")
 
@@ -41,7 +38,6 @@ _THEOREMS = (
         citation=CITATION + " (lemma on attention weights)",
         reading="As read by this project: p bounds the spectral norm of every P^h(t), tokens on the unit sphere.",
         example=examples.example_weights,
-        plan="verify.theorem.proofs_full:PLAN_WEIGHTS",
     ),
     Theorem(
         id="3.2", kind="theorem", title="Consensus under full attention",
@@ -53,7 +49,6 @@ _THEOREMS = (
         reading=("Numbering confirmed by the authors' replies to reviewers. As read by this project: uniform "
                  "continuity in t is of each P^h; the hemisphere statement after entry is from the authors' reply to reviewers."),
         example=examples.example_3_2,
-        plan="verify.theorem.proofs_full:PLAN_3_2",
     ),
     Theorem(
         id="4.2", kind="theorem", title="Consensus under causal attention",
@@ -68,7 +63,6 @@ _THEOREMS = (
                  "x_1 once an earlier token moves; it stays at -x_1 when every earlier token sits at +-x_1, as "
                  "x_2(0) = -x_1(0) does). Needs d >= 2: on S^0 the field vanishes and every start is an equilibrium."),
         example=examples.example_4_2,
-        plan="verify.theorem.proofs_causal:PLAN_4_2",
     ),
     Theorem(
         id="4.4-sym", kind="theorem", title="Causal attention, one head, symmetric value map",
@@ -84,8 +78,7 @@ _THEOREMS = (
                  "hypotheses (largest eigenvalue of U simple with eigenvector v) are this project's reading. The "
                  "conclusion is narrowed to the first token because the later-token alignment, as read, has a "
                  "counterexample: the paper's statement probably carries a hypothesis this reading misses."),
-        example=examples.example_4_4_sym,
-        plan="verify.theorem.proofs_sym:PLAN_4_4_SYM", evidence="abs",
+        example=examples.example_4_4_sym, evidence="abs",
     ),
     theorem_4_4_hemisphere(CITATION),
     Theorem(
@@ -97,7 +90,6 @@ _THEOREMS = (
         citation=CITATION + " (ISS lemma behind Theorem 4.2)",
         reading="The explicit constants c_i and k are this project's reading (docs/model.md §3).",
         example=examples.example_4_2,
-        plan="verify.theorem.proofs_causal:PLAN_ISS",
     ),
     Theorem(
         id="grad-energy", kind="proposition", title="Gradient-like flow of the attention energy",
@@ -107,7 +99,6 @@ _THEOREMS = (
         citation="This project's proposition (not a numbered result of the paper); cf. " + CITATION,
         reading="A proposition of this project, stated for the catalogue; not claimed by the paper.",
         example=examples.example_grad_energy,
-        plan="verify.theorem.proofs_sym:PLAN_GRAD_ENERGY",
     ),
     Theorem(
         id="D1", kind="claim", title="The discrete model (eq. 4) linearises to the continuous one (eq. 5)",
@@ -117,7 +108,7 @@ _THEOREMS = (
         citation=CITATION + ", eqs. (4)-(5)",
         reading="Stated by this project from eqs. (4) and (5); proved here symbolically.",
         example=examples.example_4_2, proof=prove_d1,
-        plan=CLAIM_PLAN, evidence=None,
+        evidence=None,
     ),
     Theorem(
         id="LN1", kind="claim", title="Layer normalisation with equal scales is a translated-sphere projection",
@@ -128,7 +119,7 @@ _THEOREMS = (
         reading=("From the authors' reply; eps = 0 and population standard deviation are this project's reading. "
                  "Unequal scales are left open by the authors."),
         example=examples.example_ln1, proof=prove_ln1,
-        plan=CLAIM_PLAN, evidence=None,
+        evidence=None,
     ),
 ) + claims_44_later(CITATION)
 

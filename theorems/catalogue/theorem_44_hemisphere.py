@@ -39,5 +39,4 @@ def theorem_4_4_hemisphere(citation: str) -> Theorem:
                  "(see 4.4-sym); adding lambda_1 > 0 and starting every token in the open v-hemisphere makes the "
                  "v-hemisphere invariant and the causal cascade ISS, so every token converges to v."),
         example=example_4_4_hemisphere,
-        plan="verify.theorem.proofs_44_hemisphere:PLAN",
     )

@@ -1,6 +1,6 @@
 """``verify depth ID``: a certified time ``T(eps)`` (eq. 5) or number of layers ``L(eps)`` (eq. 4).
 
-A report over :func:`verify.depth.certify_depth`: the certified bound and rate, the hypotheses
+A report over :func:`verify._depth.certify_depth`: the certified bound and rate, the hypotheses
 and certificates they rest on, and the simulated value beside them (``observed``, evidence only)
 with ``tightness = bound / observed``.  Exit codes carried by the verdict: 0 certified, 3 a
 hypothesis fails, 4 no bound could be certified.
@@ -36,11 +36,11 @@ def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = N
     ``theorem_id``: ``"3.2"`` (full attention) or ``"4.2"`` (causal).  ``eps``: a rational in
     (0, 1) (``"1/100"``, ``"0.01"``, a ``Fraction``); the metric is ``max_ij (1 - <x_i, x_j>)``
     for 3.2 and ``max_i (1 - <x_1, x_i>)`` for 4.2.  ``instance``: a path, a JSON-like dict or an
-    ``AttentionSystem`` (default: the built-in instance of :mod:`verify.depth.defaults`).
+    ``AttentionSystem`` (default: the built-in instance of :mod:`verify._depth.defaults`).
     ``entry_budget``: layers evaluated in balls to find a late hemisphere entry (3.2 layers).
     ``simulate``: add the simulated value (evidence, not a proof).  ``save``: a directory
     receiving the report and the depth certificate (checked before any work; existing files are
-    replaced only with ``force``).  ``record`` is the :class:`~verify.depth.certify.DepthReport`.
+    replaced only with ``force``).  ``record`` is the :class:`~verify._depth.certify.DepthReport`.
     """
     return run(theorem_id, model=model, tau=tau, eps=eps, instance=instance, entry_budget=entry_budget,
                simulate=simulate, save=save, force=force)
@@ -50,8 +50,8 @@ def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = Non
         instance: Any = None, entry_budget: int = 64, simulate: bool = True, save: str | Path | None = None,
         force: bool = False, name: Callable[[str], str] = keyword) -> Report:
     """:func:`depth`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
-    from verify.depth import certify_depth
-    from verify.depth.defaults import default_instance
+    from verify._depth import certify_depth
+    from verify._depth.defaults import default_instance
 
     if not isinstance(theorem_id, str) or theorem_id not in THEOREMS:
         raise InvalidInput(name("theorem_id"), "3.2 or 4.2", theorem_id, "verify depth certifies Theorem 3.2 and Theorem 4.2")

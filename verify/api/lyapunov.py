@@ -1,6 +1,6 @@
 """``verify lyapunov --field "f1, f2" --vars x,y``: find and exactly certify a polynomial Lyapunov function.
 
-A report over :func:`verify.sos.lyapunov.find_lyapunov` (imported on call).  Exit codes carried by
+A report over :func:`verify._sos.lyapunov.find_lyapunov` (imported on call).  Exit codes carried by
 the verdict: 0 certified, 3 refuted (the origin is not an equilibrium), 4 inconclusive.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ def lyapunov(field: str | Sequence[str], *, vars: str | Sequence[str], degree: i
     ``vars`` (``"x,y"`` or a list of names).  ``eps``, ``decay``: exact rationals (``"1/100"``).
     ``solver``: ``"clarabel"`` or ``"scs"``.  ``save``: a file receiving the exact certificate
     (checked before any work; replaced only with ``force``).  ``record`` is the
-    :class:`~verify.sos.result.LyapunovResult`.
+    :class:`~verify._sos.result.LyapunovResult`.
     """
     return run(field, vars=vars, degree=degree, eps=eps, decay=decay, solver=solver, save=save, force=force)
 
@@ -34,8 +34,8 @@ def run(field: str | Sequence[str], *, vars: str | Sequence[str], degree: int = 
         decay: str = "0", solver: str = "clarabel", save: str | Path | None = None, force: bool = False,
         name: Callable[[str], str] = keyword) -> Report:
     """:func:`lyapunov`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
-    from verify.sos.lyapunov import find_lyapunov
-    from verify.sos.parse import parse_polynomial, symbols_from_names
+    from verify._sos.lyapunov import find_lyapunov
+    from verify._sos.parse import parse_polynomial, symbols_from_names
 
     degree = check_degree(degree, low=2, name=name)
     solver = check_solver(solver, name)
@@ -55,7 +55,7 @@ def run(field: str | Sequence[str], *, vars: str | Sequence[str], degree: int = 
 
 
 def lyapunov_text(result, saved: str = "") -> str:
-    """The console rendering of a :class:`~verify.sos.result.LyapunovResult` (and the save line)."""
+    """The console rendering of a :class:`~verify._sos.result.LyapunovResult` (and the save line)."""
     s = result.stats
     lines = [f"lyapunov: {result.status.value.upper()}", f"reason: {result.verdict.reason}"]
     if s.float_status or s.margin_status:  # the plain solve is skipped after a positive margin

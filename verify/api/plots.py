@@ -12,8 +12,8 @@
 * ``audit``: the layer x head heatmaps from the record's ``measurements.heads`` or the payload's
   ``heads`` tables (:func:`numerics.plot_layers.audit_heatmaps_figure`).
 * ``depth``: the certified envelope against the simulated metric from the record (a
-  ``DepthReport``, :func:`verify.depth.figure.depth_figure`); from a payload alone, which holds
-  no series, the certified bound against the observed value (:func:`~verify.depth.figure.depth_summary_figure`).
+  ``DepthReport``, :func:`verify._depth.figure.depth_figure`); from a payload alone, which holds
+  no series, the certified bound against the observed value (:func:`~verify._depth.figure.depth_summary_figure`).
 * ``theorem``: its numerical evidence, re-integrated from the instance in ``report.record``
   with the evidence's own settings (horizon, samples, integrator, variant; deterministic), and
   checked against the recorded final metrics before it is drawn.  Evidence, not proof.
@@ -35,7 +35,6 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from theorems.errors import InvalidInput
-from verify.report import Report
 
 PLOTTABLE = ("simulate", "consensus", "audit", "depth", "theorem")
 NOTHING_TO_DRAW = {
@@ -54,10 +53,11 @@ _RATIONAL = re.compile(r"-?\d{1,400}(/\d{1,400})?")
 """A bound as the depth payload writes it: an integer or ``p/q`` (at most 400 digits each)."""
 
 
-def figure_for(report: Report, **options: Any) -> Any:
+def figure_for(report: Any, **options: Any) -> Any:
     """The matplotlib ``Figure`` of ``report`` (module docstring); ``options``: ``title`` (every
     kind), ``variant`` (``simulate``: ``"cos"`` or ``"abs"``), ``label`` (``depth``)."""
-    if not isinstance(report, Report):
+    # a verify.report.Report (checked by its fields: the report module imports this one lazily)
+    if not all(hasattr(report, a) for a in ("kind", "payload", "text", "record")) or not isinstance(report.kind, str):
         raise InvalidInput("report", "a verify.report.Report", type(report).__name__)
     if report.kind in NOTHING_TO_DRAW:
         raise InvalidInput("plot", NOTHING_TO_DRAW[report.kind], report.kind)
@@ -66,7 +66,7 @@ def figure_for(report: Report, **options: Any) -> Any:
     unknown = sorted(set(options) - set(OPTIONS[report.kind]))
     if unknown:
         raise InvalidInput("plot options", f"options of a {report.kind} figure: {', '.join(OPTIONS[report.kind])}", unknown)
-    draw: Callable[[Report, Mapping[str, Any]], Any] = _DRAW[report.kind]
+    draw: Callable[[Any, Mapping[str, Any]], Any] = _DRAW[report.kind]
     return draw(report, _checked_options(options))
 
 
@@ -135,7 +135,7 @@ def _is_trajectory(record: Any) -> bool:
     return hasattr(record, "times") and hasattr(record, "states") and np.ndim(getattr(record, "states")) == 4
 
 
-def _simulate(report: Report, options: Mapping[str, Any]) -> Any:
+def _simulate(report: Any, options: Mapping[str, Any]) -> Any:
     from numerics.plotting import metrics_figure, trajectory_figure
 
     p = report.payload
@@ -174,7 +174,7 @@ def _payload_series(p: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.ndar
                        "whose record is the trajectory")
 
 
-def _consensus(report: Report, options: Mapping[str, Any]) -> Any:
+def _consensus(report: Any, options: Mapping[str, Any]) -> Any:
     from numerics.plot_layers import consensus_curves_figure, consensus_title
 
     record, p = report.record, report.payload
@@ -201,7 +201,7 @@ def _consensus_payload(p: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int
     return E, n_blocks
 
 
-def _audit(report: Report, options: Mapping[str, Any]) -> Any:
+def _audit(report: Any, options: Mapping[str, Any]) -> Any:
     from numerics.plot_layers import AUDIT_PANELS, audit_heatmaps_figure
     from numerics.plotting import literal
 
@@ -226,9 +226,9 @@ def _audit(report: Report, options: Mapping[str, Any]) -> Any:
     return fig
 
 
-def _depth(report: Report, options: Mapping[str, Any]) -> Any:
+def _depth(report: Any, options: Mapping[str, Any]) -> Any:
     from numerics.plotting import literal
-    from verify.depth.figure import depth_figure, depth_summary_figure
+    from verify._depth.figure import depth_figure, depth_summary_figure
 
     record = report.record
     if hasattr(record, "certificate") and hasattr(record, "model") and (
@@ -263,7 +263,7 @@ def _finite(value: Any) -> bool:
         return False
 
 
-def _theorem(report: Report, options: Mapping[str, Any]) -> Any:
+def _theorem(report: Any, options: Mapping[str, Any]) -> Any:
     p = report.payload
     ev = p.get("numerical_evidence")
     if not ev:

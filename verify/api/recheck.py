@@ -1,7 +1,7 @@
 """``verify recheck FILE``: re-check a saved certificate in exact arithmetic.
 
-Uses only the certificate modules (:mod:`verify.sos.certificate`,
-:mod:`verify.sos.lyapunov_certificate` and the kinds in their ``LOADERS`` table: rational
+Uses only the certificate modules (:mod:`verify._sos.certificate`,
+:mod:`verify._sos.lyapunov_certificate` and the kinds in their ``LOADERS`` table: rational
 arithmetic and arb balls; the solver is never imported).  Verdicts: ``holds`` (exit 0, the
 certificate is valid and its claim holds) or ``certificate_invalid`` (exit 5: well formed, but its
 exact re-check fails, so it proves nothing and says nothing against its claim either).  A file
@@ -36,7 +36,7 @@ def recheck(path_or_certificate_json: str | Path | dict[str, Any] | Any) -> Repo
 
     ``record`` is a :class:`Recheck`.
     """
-    from verify.sos.cert_schema import escape_label
+    from verify._sos.cert_schema import escape_label
 
     source = path_or_certificate_json
     if isinstance(source, (str, Path)):
@@ -76,7 +76,7 @@ def load(path: str):
 
 def _from_json(data: Any, field: str, where: str, got: Any):
     """The certificate record of ``data``; errors name ``where`` and the certificate's field."""
-    from verify.sos.lyapunov_certificate import certificate_from_json
+    from verify.certificate_kinds import certificate_from_json
 
     try:
         return certificate_from_json(data)

@@ -1,6 +1,6 @@
 """``verify sos "POLY" --on CONSTRAINTS``: prove a polynomial nonnegative with an exact SOS certificate.
 
-A report over :func:`verify.sos.prove.prove_nonnegative` (imported on call, so that nothing else
+A report over :func:`verify._sos.prove.prove_nonnegative` (imported on call, so that nothing else
 loads the solver).  Exit codes carried by the verdict: 0 certified, 3 refuted (a rational point
 of the set where the polynomial is negative), 4 inconclusive.  The float SDP solution is only a
 hint: "holds" means an exact rational certificate passed its re-check.
@@ -41,7 +41,7 @@ def sos(polynomial: str, *, on: str | Sequence[str] = (), vars: str | Sequence[s
     :data:`MAX_PRODUCT_CONSTRAINTS` at most K factors).
     ``solver``: ``"clarabel"`` or ``"scs"``.  ``refute``: first look for a rational counterexample.
     ``save``: a file receiving the exact certificate (checked before any work; replaced only with
-    ``force``).  ``record`` is the :class:`~verify.sos.result.SOSResult`.
+    ``force``).  ``record`` is the :class:`~verify._sos.result.SOSResult`.
     """
     return run(polynomial, on=on, vars=vars, degree=degree, products=products, solver=solver, refute=refute,
                save=save, force=force)
@@ -51,8 +51,8 @@ def run(polynomial: str, *, on: str | Sequence[str] = (), vars: str | Sequence[s
         degree: int | None = None, products: bool | int = False, solver: str = "clarabel", refute: bool = True,
         save: str | Path | None = None, force: bool = False, name: Callable[[str], str] = keyword) -> Report:
     """:func:`sos`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
-    from verify.sos.parse import parse_constraints, parse_polynomial
-    from verify.sos.prove import prove_nonnegative
+    from verify._sos.parse import parse_constraints, parse_polynomial
+    from verify._sos.prove import prove_nonnegative
 
     degree = check_degree(degree, name=name)
     solver = check_solver(solver, name)
@@ -81,7 +81,7 @@ def run(polynomial: str, *, on: str | Sequence[str] = (), vars: str | Sequence[s
 
 
 def sos_text(result, saved: str = "") -> str:
-    """The console rendering of an :class:`~verify.sos.result.SOSResult` (and the save line)."""
+    """The console rendering of an :class:`~verify._sos.result.SOSResult` (and the save line)."""
     s = result.stats
     lines = [f"sos: {result.status.value.upper()}", f"claim: {result.verdict.witness.get('claim', '')}",
              f"reason: {result.verdict.reason}"]
@@ -106,7 +106,7 @@ def constraint_text(on: str | Sequence[str] | None, name: Callable[[str], str] =
 def resolve_variables(vars_arg, texts, name: Callable[[str], str] = keyword):
     """Symbols from ``vars_arg``, or (``None``, ``""`` or an empty list) every identifier used in
     ``texts`` sorted by name."""
-    from verify.sos.parse import parse_polynomial, symbols_from_names
+    from verify._sos.parse import parse_polynomial, symbols_from_names
 
     field = name("vars")
     if vars_arg is not None and not (isinstance(vars_arg, (str, list, tuple)) and not vars_arg):

@@ -1,5 +1,5 @@
 """``verify theorem ID``: hypotheses, exact certificates, symbolic steps, cited steps and numerical
-evidence, composed into one verdict (:func:`verify.theorem.check.check_theorem`), as a report.
+evidence, composed into one verdict (:func:`verify._theorem.check.check_theorem`), as a report.
 
 Exit codes carried by the verdict: 0 the result holds on the instance (relative to the cited steps
 it lists), 3 a hypothesis fails (the result does not apply; nothing claims its conclusion), 4
@@ -30,7 +30,7 @@ def theorem(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_e
     ``T(1/100)`` and rate of :func:`verify.api.depth.depth`.  ``save``: a directory receiving the
     report and every certificate (re-checked by ``verify recheck``); it is checked before any work
     and an existing file there is replaced only with ``force`` (:mod:`verify.outputs`).
-    ``record`` is the :class:`~verify.theorem.report.TheoremReport`.
+    ``record`` is the :class:`~verify._theorem.report.TheoremReport`.
     """
     return run(theorem_id, instance, simulate=simulate, t_end=t_end, certified_rate=certified_rate, save=save,
                force=force)
@@ -42,7 +42,7 @@ def run(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_end: 
     """:func:`theorem`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
     from theorems.catalogue import get  # lazily (cold start: the catalogue imports SymPy)
     from verify.limits import check_t_end, evidence_skip_reason
-    from verify.theorem.check import check_theorem
+    from verify._theorem.check import check_theorem
 
     simulate, certified_rate = check_bool(name("simulate"), simulate), check_bool(name("certified_rate"), certified_rate)
     force = check_bool(name("force"), force)
@@ -64,7 +64,7 @@ def run(theorem_id: str, instance: Any = None, *, simulate: bool = True, t_end: 
     if skipped:
         body["numerical_evidence_skipped"] = skipped
     if certified_rate:  # optional: verify depth's certified rate
-        from verify.depth.summary import certified_rate as rate_entry
+        from verify._depth.summary import certified_rate as rate_entry
 
         body["certified_rate"] = rate_entry(th.id, system)
     payload = envelope("theorem", body)
@@ -113,7 +113,7 @@ def theorem_text(payload: dict[str, Any]) -> str:
     lines.append(f"verdict: {payload['verdict']} - {payload['explanation']}")
     lines.append(f"wall time: {payload['provenance']['wall_time_s']} s")
     if payload.get("certified_rate"):
-        from verify.depth.summary import text_line
+        from verify._depth.summary import text_line
 
         lines.append(text_line(payload["certified_rate"]))
     return "\n".join(lines)

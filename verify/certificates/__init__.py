@@ -1,7 +1,7 @@
 """Exact SOS certificates for the paper's inequalities in Gram coordinates (docs/model.md §3).
 
 One module per inequality; each function takes exact rational parameters and returns a
-:class:`verify.sos.SOSResult` whose ``certificate`` re-checks in exact arithmetic.  Independent of
+:class:`verify._sos.SOSResult` whose ``certificate`` re-checks in exact arithmetic.  Independent of
 the theorem catalogue, which composes them.
 """
 from .first_token_44 import certify_first_token_alignment

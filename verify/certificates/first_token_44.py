@@ -20,8 +20,8 @@ from typing import Sequence
 import sympy
 
 from theorems.errors import InvalidInput
-from verify.sos.prove import prove_nonnegative
-from verify.sos.result import SOSResult
+from verify._sos.prove import prove_nonnegative
+from verify._sos.result import SOSResult
 
 DEFAULT_EIGENVALUES = (Fraction(1), Fraction(-1, 2), Fraction(-2))
 """The sanity example of docs/model.md §2, ``U = diag(1, -0.5, -2)``: ``lambda_1 = 1``, gap ``3/2``."""

@@ -13,8 +13,8 @@ chart identity of the consensus part of Theorem 3.2 (a separate symbolic check).
 """
 from __future__ import annotations
 
-from verify.sos.prove import prove_nonnegative
-from verify.sos.result import SOSResult
+from verify._sos.prove import prove_nonnegative
+from verify._sos.result import SOSResult
 
 from .gram_set import gram_coordinates, unit_gram_minors
 

@@ -33,8 +33,8 @@ from fractions import Fraction
 import sympy
 
 from theorems.errors import InvalidInput
-from verify.sos.prove import prove_nonnegative
-from verify.sos.result import SOSResult
+from verify._sos.prove import prove_nonnegative
+from verify._sos.result import SOSResult
 
 from .gram_set import gram_coordinates, unit_gram_minors
 

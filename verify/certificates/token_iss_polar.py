@@ -17,14 +17,14 @@ substitution, the polynomial claim
 :mod:`verify.certificates.token_iss` (kappa = 1 has no certificate in ``(a_i, a_j, g, r_j)``) came
 from ``s`` not being a coordinate there: the first-order term ``r (1 - a_i s)`` depends on the
 direction ``u``.  Not covered here: the substitution itself (a SymPy identity, see
-:func:`verify.theorem.symbolic_extra.polar_substitution`).
+:func:`verify._theorem.symbolic_extra.polar_substitution`).
 """
 from __future__ import annotations
 
 import sympy
 
-from verify.sos.prove import prove_nonnegative
-from verify.sos.result import SOSResult
+from verify._sos.prove import prove_nonnegative
+from verify._sos.result import SOSResult
 
 from .gram_set import gram_coordinates
 

@@ -26,13 +26,12 @@ from flint import ctx
 
 from theorems.verdict import Verdict, fails, holds
 
+from .certificate_json import FORMAT, KIND, fields_from_json, to_json  # noqa: F401  (FORMAT, KIND re-exported)
 from .chart_field import FieldData, token_points
 from .claims import CLAIMS, check_hypotheses, check_witness
 from .krawczyk import arb_scalars, box_balls, krawczyk
 from .stability import check_block, token_blocks, upper_triangular_zero
 
-KIND = "equilibrium"
-FORMAT = "consensus-verify/equilibrium-certificate"
 MAX_RAD = Fraction(1, 1000)
 """The certificate localises the equilibrium: every box radius (chart coordinates) is at most this."""
 
@@ -133,12 +132,8 @@ class EquilibriumCertificate:
         return ""
 
     def to_json(self) -> dict[str, Any]:
-        from .certificate_json import to_json
-
         return to_json(self)
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> "EquilibriumCertificate":
-        from .certificate_json import from_json
-
-        return from_json(data)
+        return EquilibriumCertificate(**fields_from_json(data))

@@ -7,13 +7,15 @@ derived from the data and ignored on load (it is printed, never trusted).
 """
 from __future__ import annotations
 
+KIND = "equilibrium"
+FORMAT = "consensus-verify/equilibrium-certificate"
+
 import re
 from fractions import Fraction
 from typing import Any, Mapping
 
 from theorems.errors import InvalidInput
 
-from .certificate import FORMAT, KIND, EquilibriumCertificate
 from .chart_field import FieldData
 from .claims import CLAIMS
 from .stability import token_blocks
@@ -31,7 +33,7 @@ def _mat(M) -> list[list[str]]:
     return [[_q(v) for v in row] for row in M]
 
 
-def to_json(cert: EquilibriumCertificate) -> dict[str, Any]:
+def to_json(cert: Any) -> dict[str, Any]:
     data = cert.data
     return {
         "format": FORMAT, "version": 1, "kind": KIND, "label": cert.label, "claim": cert.claim,
@@ -87,7 +89,8 @@ def _matrix(value: Any, field: str, size: int) -> tuple[tuple[Fraction, ...], ..
     return tuple(_vector(row, f"{field}[{r}]", size) for r, row in enumerate(value))
 
 
-def from_json(data: Mapping[str, Any]) -> EquilibriumCertificate:
+def fields_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :class:`~verify.equilibrium.certificate.EquilibriumCertificate`, validated."""
     top = _obj(data, "certificate", {"format", "version", "kind", "label", "claim", "refutes", "witness", "system",
                                      "precision_bits", "charts", "box", "stability"})
     if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
@@ -142,7 +145,7 @@ def from_json(data: Mapping[str, Any]) -> EquilibriumCertificate:
     witness_t = tuple(_int(w, f"certificate.witness[{k}]", 0, N - 1) for k, w in enumerate(witness))
     field = FieldData(d=d, beta=_rational(sysd["beta"], "certificate.system.beta"), mask=mask, heads=tuple(heads),
                       charts=tuple(charts))
-    return EquilibriumCertificate(
+    return dict(
         refutes=top["refutes"], witness=witness_t, data=field,
         mid=_vector(box["mid"], "certificate.box.mid", n), rad=_vector(box["rad"], "certificate.box.rad", n),
         blocks=tuple(pairs), precision=_int(top["precision_bits"], "certificate.precision_bits", *LIMITS["precision_bits"]),

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from flint import arb, fmpq, fmpq_mat
 
-from verify.sos.exact_psd import check_psd
+from verify._sos.exact_psd import check_psd
 
 from .chart_field import FieldData, token_points
 from .krawczyk import arb_scalars

@@ -28,7 +28,7 @@ from typing import Sequence, final
 
 from flint import arb, fmpq, fmpq_mat
 
-from verify.sos.exact_psd import check_psd
+from verify._sos.exact_psd import check_psd
 
 from .krawczyk import rational_ball, upper_fraction
 

@@ -1,7 +1,7 @@
 """The theorem checks of ``verify theorem`` for 3.2, 4.2 and 4.4-sym on their built-in examples.
 
 Each check composes the catalogue's hypotheses, exact certificates and symbolic steps
-(:func:`verify.theorem.check.check_theorem`, defaults: built-in example, simulation to t = 20).
+(:func:`verify._theorem.check.check_theorem`, defaults: built-in example, simulation to t = 20).
 Measurements: ``holds_<id>`` is 1 when the composed verdict is *holds* (relative to the cited
 steps) and 0 when it is *fails*; an *unknown* verdict records no measurement, so the claim row
 becomes "not testable here" with the check's explanation.  ``evidence_<id>`` is the simulated
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from theorems.verdict import Status
-from verify.theorem.check import check_theorem
+from verify._theorem.check import check_theorem
 
 from .scale import Scale
 from .stats import extreme, indicator

@@ -140,28 +140,3 @@ class LyapunovCertificate:
             decrease=Certificate.from_json(d["decrease"], f"{field}.decrease"),
             label=d.get("label", ""),
         )
-
-
-LOADERS: dict[str, str] = {
-    "nonnegativity": "verify.sos.certificate:Certificate",
-    KIND: "verify.sos.lyapunov_certificate:LyapunovCertificate",
-    "equilibrium": "verify.equilibrium.certificate:EquilibriumCertificate",
-    "depth": "verify.depth.certificate:DepthCertificate",
-}
-"""Certificate kinds that ``verify recheck`` reads, ``kind -> "module:Class"`` (imported when used,
-so a new kind is one line and no import cycle); each class has ``from_json`` and ``recheck``."""
-
-
-def certificate_from_json(data: Mapping[str, Any]):
-    """Load any known kind of certificate (:data:`LOADERS`); ``InvalidInput`` (a ``ValueError``)
-    naming the field for anything malformed."""
-    import importlib
-
-    if not isinstance(data, Mapping):
-        raise InvalidInput("certificate", "a JSON object", type(data).__name__)
-    kind = data.get("kind")
-    target = LOADERS.get(kind) if isinstance(kind, str) else None
-    if target is None:
-        raise InvalidInput("certificate.kind", f"one of {', '.join(repr(k) for k in LOADERS)}", kind)
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name).from_json(data)

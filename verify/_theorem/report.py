@@ -7,7 +7,7 @@ A proof is a list of :class:`ProofStep` s, each of one kind:
 * ``symbolic`` — an identity proved with SymPy (a residual that reduces to exactly 0);
 * ``cited`` — a classical theorem or a lemma of the paper, used but not re-proved here; it lists
   the hypotheses of what it cites as obligations, each discharged by another step
-  (:mod:`verify.theorem.obligations`);
+  (:mod:`verify._theorem.obligations`);
 * ``numerical`` — a simulation: evidence that is shown, never counted as proof.
 
 The composed verdict: a failing hypothesis makes the result inapplicable (``fails``; no step
@@ -69,7 +69,7 @@ def compose(hypotheses: HypothesisReport, steps: list[ProofStep]) -> tuple[Statu
     counted = [s for s in steps if s.kind in COUNTED]
     refuting = [s for s in counted if s.kind == "certificate" and s.certificate is not None
                 and s.verdict is not None and s.verdict.status is Status.FAILS]
-    if refuting:  # a re-checked counterexample certificate (verify/theorem/proofs_counterexample.py)
+    if refuting:  # a re-checked counterexample certificate (verify/_theorem/proofs_counterexample.py)
         return Status.FAILS, f"the conclusion is refuted (step {refuting[0].id}): {refuting[0].verdict.reason}"
     bad = [s.id for s in counted if s.verdict is None or s.verdict.status is not Status.HOLDS]
     if bad:

@@ -5,7 +5,7 @@ Public API (imported lazily so that loading a certificate never imports the solv
 * :func:`prove_nonnegative` -> :class:`SOSResult` — certify ``p >= 0`` on ``{g >= 0, h = 0}``;
 * :func:`find_lyapunov` -> :class:`LyapunovResult` — search and certify a polynomial Lyapunov
   function for ``dx/dt = f(x)``;
-* :class:`Certificate`, :class:`LyapunovCertificate`, :func:`certificate_from_json` — exact records
+* :class:`Certificate`, :class:`LyapunovCertificate` — exact records
   whose ``recheck()`` uses only rational arithmetic (no solver import).
 """
 from __future__ import annotations
@@ -22,7 +22,6 @@ _EXPORTS = {
     "SOSTerm": "certificate",
     "EqTerm": "certificate",
     "LyapunovCertificate": "lyapunov_certificate",
-    "certificate_from_json": "lyapunov_certificate",
     "SearchStats": "stats",
 }
 
@@ -32,10 +31,6 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'verify.sos' has no attribute {name!r}")
+        raise AttributeError(f"module 'verify._sos' has no attribute {name!r}")
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
-
-from verify._callable import make_callable  # noqa: E402  (``verify.sos(...)`` is the façade call, verify/_callable.py)
-
-make_callable(__name__, "verify.api.sos", "sos")

@@ -1,6 +1,6 @@
-"""Write the shipped certificates (package data of :mod:`verify.sos.shipped`) from fresh searches.
+"""Write the shipped certificates (package data of :mod:`verify._sos.shipped`) from fresh searches.
 
-``python -m verify.theorem.ship [DIR]`` runs ``verify theorem`` on the built-in example of every
+``python -m verify._theorem.ship [DIR]`` runs ``verify theorem`` on the built-in example of every
 result below with the search forced (no shipped certificate used) and stores, per SOS request, the
 request and the certificate found.  Review the diff: the claims must not change.
 """
@@ -15,8 +15,8 @@ DEFAULT_THEOREMS = ("4.2", "3.2", "4.4-sym", "4.4-hemisphere")
 
 
 def write_shipped(directory: Path, theorem_ids=DEFAULT_THEOREMS) -> list[Path]:
-    from verify.sos import shipped
-    from verify.theorem.check import check_theorem
+    from verify._sos import shipped
+    from verify._theorem.check import check_theorem
 
     found: list = []
     with shipped.record_searched(found):
@@ -37,7 +37,7 @@ def write_shipped(directory: Path, theorem_ids=DEFAULT_THEOREMS) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from verify.sos.shipped import SHIPPED_DIR
+    from verify._sos.shipped import SHIPPED_DIR
 
     args = sys.argv[1:] if argv is None else argv
     directory = Path(args[0]) if args else SHIPPED_DIR

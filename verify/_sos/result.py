@@ -30,7 +30,7 @@ def _result_json(verdict: Verdict, stats: dict, options: Mapping[str, Any], cert
 @final
 @dataclass(frozen=True)
 class SOSResult:
-    """Outcome of :func:`verify.sos.prove_nonnegative`.
+    """Outcome of :func:`verify._sos.prove_nonnegative`.
 
     ``verdict`` is ``holds`` only when ``certificate`` is present and passed its exact re-check;
     ``fails`` carries a rational witness point (``witness["point"]``) where the claim is false;
@@ -56,7 +56,7 @@ class SOSResult:
 @final
 @dataclass(frozen=True)
 class LyapunovResult:
-    """Outcome of :func:`verify.sos.find_lyapunov`; ``stats`` sums both SOS conditions' phases."""
+    """Outcome of :func:`verify._sos.find_lyapunov`; ``stats`` sums both SOS conditions' phases."""
 
     verdict: Verdict
     certificate: LyapunovCertificate | None

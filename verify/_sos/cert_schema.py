@@ -1,7 +1,7 @@
 """Strict reading of certificate JSON: every field checked, every size bounded.
 
 A certificate file comes from anywhere, so it is read as untrusted input before
-:meth:`~verify.sos.certificate.Certificate.recheck` ever runs: variable names must be identifiers
+:meth:`~verify._sos.certificate.Certificate.recheck` ever runs: variable names must be identifiers
 (``^[A-Za-z][A-Za-z0-9_]{0,63}$``, distinct; they are printed in the claim, so a name such as
 ``"-x"`` or one with a newline could change what the claim says), every polynomial is a list of
 ``[exponents, "p/q"]`` pairs with exponent tuples of the right arity, Gram matrices are square
@@ -22,7 +22,7 @@ from theorems.errors import InvalidInput
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 MAX_VARIABLES = 64
 MAX_GRAM = 400
-"""Largest Gram block (basis length), as in the search (``verify.sos.prove.MAX_GRAM``)."""
+"""Largest Gram block (basis length), as in the search (``verify._sos.prove.MAX_GRAM``)."""
 MAX_TERMS = 512
 """Most SOS terms, equality terms or constraints in one certificate."""
 MAX_POLY_TERMS = 100_000

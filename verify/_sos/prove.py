@@ -3,11 +3,11 @@
 Pipeline: parse to exact polynomials -> a cheap rational counterexample search (grid, exact check) ->
 build the Gram program (Putinar multipliers ``sigma_k`` for each ``g_k``, free multipliers for each
 ``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``) ->
-margin solve (CVXPY; at loose accuracy first on large programs, see :mod:`verify.sos.engine`; the
+margin solve (CVXPY; at loose accuracy first on large programs, see :mod:`verify._sos.engine`; the
 plain solve only when the margin is not positive) -> exact rounding and
 projection -> exact re-check of the resulting :class:`Certificate` -> only if that fails, the
 expensive counterexample search (local minimisation, rounded and checked exactly).  Inside
-:func:`verify.sos.shipped.use_shipped`, a shipped certificate of exactly the same request is
+:func:`verify._sos.shipped.use_shipped`, a shipped certificate of exactly the same request is
 re-checked instead (no search).  The verdict is ``holds`` only if the re-check passes; ``fails``
 only with an exact rational witness; otherwise ``unknown`` with the step that failed.
 """
@@ -121,7 +121,7 @@ what a workstation handles (memory grows with the square of the block)."""
 
 def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.Poly] = (),
                 eqs: Sequence[poly.Poly] = (), options: SOSOptions = SOSOptions()) -> SOSResult:
-    """:func:`prove_nonnegative` on already exact polynomials (``verify.sos.poly`` dicts)."""
+    """:func:`prove_nonnegative` on already exact polynomials (``verify._sos.poly`` dicts)."""
     n = len(variables)
     solver, refute, denominators, label = options.solver, options.refute, options.denominators, options.label
     products = options.products

@@ -1,7 +1,7 @@
 """The hemisphere-invariance certificate of Theorem 3.2 (``<z,x_j> - <x_i,x_j> m >= 0``), stored.
 
 Produced once by :func:`verify.certificates.certify_hemisphere_invariance` (the inequality has no
-parameters).  Stored data are not trusted: :func:`verify.depth.certify.invariance_certificate` loads
+parameters).  Stored data are not trusted: :func:`verify._depth.certify.invariance_certificate` loads
 it with the strict reader and re-checks it exactly, and searches afresh if either step fails.
 """
 DATA = {

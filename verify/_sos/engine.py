@@ -2,9 +2,9 @@
 
 ``search`` never claims anything: it returns an exact point (rational Gram matrices and
 parameters satisfying the coefficient equations exactly, every block PSD exactly) or the reason it
-has none.  Callers turn the point into a certificate and re-check it (:mod:`verify.sos.prove`).
+has none.  Callers turn the point into a certificate and re-check it (:mod:`verify._sos.prove`).
 
-The margin SDP is solved first, at loose accuracy (:data:`verify.sos.solve.LOOSE`: a point well
+The margin SDP is solved first, at loose accuracy (:data:`verify._sos.solve.LOOSE`: a point well
 inside the cone is all rounding needs, and the exact projection removes the residual; programs
 below :data:`LOOSE_FROM_UNKNOWNS` unknowns skip this step); only when that point has no positive
 margin or does not round is the margin SDP solved again at the solver's default accuracy, and from

@@ -2,7 +2,7 @@
 
 Theorem 4.2 = first token fixed (symbolic) + token 2 Lyapunov decrease (certificate) + termwise
 ISS inequality for tokens i >= 3 with kappa = 1 as in docs/model.md §3 (polar substitution: symbolic; inequality:
-certificate) + the closure of :mod:`verify.theorem.proofs_causal_closure` (dichotomy, divergence
+certificate) + the closure of :mod:`verify._theorem.proofs_causal_closure` (dichotomy, divergence
 near the antipode, measure zero, local stability, induction), each cited step with its obligations.
 The plain ISS cascade is *not* cited: the decay term vanishes at ``x_i = -x_1``, an equilibrium (docs/model.md §2, ``iss-causal``).
 """

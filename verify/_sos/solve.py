@@ -16,7 +16,7 @@ its exact projection removes the residual.  Accuracy affects only whether roundi
 what is proved.
 
 The result is only a hint: statuses such as "optimal" prove nothing.  The proof is made (or not)
-by :mod:`verify.sos.rounding` and :meth:`Certificate.recheck`.
+by :mod:`verify._sos.rounding` and :meth:`Certificate.recheck`.
 """
 from __future__ import annotations
 

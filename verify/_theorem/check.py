@@ -1,10 +1,10 @@
 """``check_theorem``: hypotheses, exact certificates, symbolic steps and numerical evidence,
-composed into one :class:`~verify.theorem.report.TheoremReport` (the library call behind
+composed into one :class:`~verify._theorem.report.TheoremReport` (the library call behind
 ``verify theorem ID``).
 
 The composer knows no theorem: the catalogue entry names its proof plan and its evidence variant
 (:class:`theorems.catalogue.base.Theorem`), and the plan says what is particular to the result
-(:class:`verify.theorem.plan.ProofPlan`).
+(:class:`verify._theorem.plan.ProofPlan`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from theorems.system import AttentionSystem
 from theorems.verdict import Status
 
 from .obligations import resolve
-from .plan import Outcome, plan_of
+from .plan import Outcome
+from .plans import plan_of
 from .report import ProofStep, TheoremReport, compose, provenance
 
 if TYPE_CHECKING:  # numerics is imported only when a simulation runs

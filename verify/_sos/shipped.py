@@ -1,9 +1,9 @@
 """Certificates shipped with the package: re-checked (exact arithmetic only) instead of searched again.
 
 The default instances of the catalogue always pose the same SOS problems, so their certificates
-are package data (``verify/sos/shipped/*.json``, written by ``python -m verify.theorem.ship``
+are package data (``verify/_sos/shipped/*.json``, written by ``python -m verify._theorem.ship``
 from fresh searches).  When :func:`use_shipped` is active (``verify theorem`` turns it on),
-:func:`verify.sos.prove.prove_exact` looks up the *request* (variables, polynomial, inequalities,
+:func:`verify._sos.prove.prove_exact` looks up the *request* (variables, polynomial, inequalities,
 equalities, compared as exact rationals); a stored certificate is used only if
 
 * the stored request is exactly the one asked for, and
@@ -12,7 +12,7 @@ equalities, compared as exact rationals); a stored certificate is used only if
 * it passes :meth:`Certificate.recheck` now.
 
 Otherwise the search runs as usual.  Trust: the file is untrusted input like any certificate (it is
-loaded with the strict schema of :mod:`verify.sos.cert_schema`); the proof is the exact re-check, as
+loaded with the strict schema of :mod:`verify._sos.cert_schema`); the proof is the exact re-check, as
 for a freshly searched certificate.  This module imports no solver.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ _RECORD: ContextVar[list | None] = ContextVar("verify_sos_record_searched", defa
 
 @contextmanager
 def use_shipped(enabled: bool = True) -> Iterator[None]:
-    """Within the block, :func:`verify.sos.prove.prove_exact` re-checks a shipped certificate of the
+    """Within the block, :func:`verify._sos.prove.prove_exact` re-checks a shipped certificate of the
     same claim instead of searching (scoped: a context variable, no global setting)."""
     token = _ACTIVE.set(enabled)
     try:

@@ -1,7 +1,7 @@
 """From floating-point Gram matrices to exact rational ones (Peyrl–Parrilo rounding and projection).
 
 Given a float solution ``z_f`` of ``A z = b, X_b >= 0`` (ideally an interior point, see
-:mod:`verify.sos.solve`):
+:mod:`verify._sos.solve`):
 
 1. round every entry to the nearest multiple of ``1/D`` -> ``z~`` (exact rationals);
 2. project ``z~`` exactly onto the affine space ``{A z = b}`` in the Frobenius metric:
@@ -9,7 +9,7 @@ Given a float solution ``z_f`` of ``A z = b, X_b >= 0`` (ideally an interior poi
    rows (found by an exact RREF with python-flint).  The identity now holds *exactly*;
 3. check every Gram block PSD exactly with python-flint (:func:`theorems.psd_flint.psd_decision`;
    the certificate's re-check then uses the independent standard-library
-   :func:`verify.sos.exact_psd.check_psd`).
+   :func:`verify._sos.exact_psd.check_psd`).
 
 If the float point had PSD margin ``t`` and the rounding plus projection moves each block by less
 than ``t`` (in spectral norm), step 3 succeeds; that is why the margin solve comes first.  Several

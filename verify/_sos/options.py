@@ -1,6 +1,6 @@
 """The options of one SOS search, as one frozen record (like cvxpy's solver options).
 
-:func:`verify.sos.prove.prove_exact` takes a :class:`SOSOptions`; :func:`verify.sos.prove_nonnegative`
+:func:`verify._sos.prove.prove_exact` takes a :class:`SOSOptions`; :func:`verify._sos.prove_nonnegative`
 keeps its keyword arguments and builds one.  Validation happens here, at construction, so a bad
 option is refused before any work (:class:`~theorems.errors.InvalidInput` naming the option).
 """
@@ -14,7 +14,7 @@ from theorems.errors import InvalidInput
 from .rounding import DEFAULT_DENOMINATORS
 
 SOLVERS = ("CLARABEL", "SCS")
-"""The SDP solvers :mod:`verify.sos.solve` accepts (defined here so that options import no solver)."""
+"""The SDP solvers :mod:`verify._sos.solve` accepts (defined here so that options import no solver)."""
 
 
 def normalize_solver(solver: str) -> str:

@@ -4,7 +4,7 @@ It stores the inputs (result, model, ``H``, ``beta``, the proven bound ``p``, ``
 rational tokens, the chart vector ``z``; for a late entry the constant ``P^h`` and ``L0``) and the
 derived rationals (``exp(-2 beta p) >= e_lo``, the chart data, the bound, the rate).  The re-check
 (:meth:`DepthCertificate.recheck`) recomputes every derived value from the inputs with the same
-trusted arithmetic (:mod:`verify.depth.bounds`: ``Fraction``, ``fmpq_mat``, ``arb`` at the stored
+trusted arithmetic (:mod:`verify._depth.bounds`: ``Fraction``, ``fmpq_mat``, ``arb`` at the stored
 precision, the enclosure engine for ``exp``) and requires equality, so changing any stored number
 is rejected; for a late entry it also re-evaluates the ``L0`` layers in balls and proves
 ``p^2 I - P^T P >= 0`` exactly.  The nested hemisphere-invariance SOS certificate (ODE bounds) is
@@ -25,7 +25,7 @@ import sympy
 
 from theorems.errors import InvalidInput
 from theorems.verdict import Verdict, fails, holds
-from verify.sos import cert_schema as S
+from verify._sos import cert_schema as S
 
 from . import bounds as B
 
@@ -117,7 +117,7 @@ class DepthCertificate:
 
     @staticmethod
     def from_json(data: Mapping[str, Any], field: str = "certificate") -> "DepthCertificate":
-        from verify.sos.certificate import Certificate
+        from verify._sos.certificate import Certificate
 
         d = S.header(data, field, FORMAT, VERSION, KIND, _KEYS + ("invariance",))
         result = d["result"]
@@ -236,7 +236,7 @@ def derive(result: str, model: str, H: int, beta: str, p: Fraction, eps: Fractio
 
 def _check_norms(P, p: Fraction) -> None:
     """``p^2 I - P^T P`` positive semidefinite in exact arithmetic, for every head: ``||P||_2 <= p``."""
-    from verify.sos.exact_psd import check_psd
+    from verify._sos.exact_psd import check_psd
 
     for h, Ph in enumerate(P):
         d = len(Ph)
@@ -249,7 +249,7 @@ def _check_norms(P, p: Fraction) -> None:
 def _is_invariance_statement(cert) -> bool:
     """The nested SOS certificate proves exactly the stored invariance inequality (same variables,
     polynomial, constraints): a valid certificate of another statement proves nothing here."""
-    from verify.sos.certificate import Certificate
+    from verify._sos.certificate import Certificate
 
     from .invariance_data import DATA
 

@@ -22,10 +22,10 @@ WEIGHTS_SOURCE = "weights lemma of the paper (softmax of exponents in [-beta p, 
 def certificate_step(step_id: str, statement: str, search: Callable[[], object]) -> ProofStep:
     """Run an SOS search and keep its certificate only after an independent exact re-check.
 
-    A certificate shipped for exactly the same claim (package data, :mod:`verify.sos.shipped`) is
+    A certificate shipped for exactly the same claim (package data, :mod:`verify._sos.shipped`) is
     re-checked instead of searching again (a cold search is slow); the step says which was done.
     """
-    from verify.sos import shipped
+    from verify._sos import shipped
 
     with shipped.use_shipped(not shipped.recording()):  # writing the package data: always search
         result = search()
@@ -104,7 +104,7 @@ and the sphere is the model's state space (eq. 5 preserves it; tokens are valida
 
 
 def cited_step(step_id: str, statement: str, source: str, obligations: tuple[Obligation, ...] | list = ()) -> ProofStep:
-    """A cited theorem with the hypotheses it needs; :func:`verify.theorem.obligations.resolve` fills the verdicts."""
+    """A cited theorem with the hypotheses it needs; :func:`verify._theorem.obligations.resolve` fills the verdicts."""
     return ProofStep(step_id, "cited", statement, None, source=source, obligations=tuple(obligations))
 
 

@@ -1,7 +1,7 @@
 """The optional certified-rate entry of a ``verify theorem`` report (``--certified-rate``).
 
 For 3.2 and 4.2 on the theorem's instance: the certified ODE bound at ``eps = 1/100`` and its rate
-(:func:`verify.depth.certify_depth`, no simulation), or the reason none is certified.  Other ids: None.
+(:func:`verify._depth.certify_depth`, no simulation), or the reason none is certified.  Other ids: None.
 """
 from __future__ import annotations
 

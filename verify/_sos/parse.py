@@ -104,7 +104,7 @@ def parse_constraints(text: str, symbols: Sequence[sympy.Symbol] | None,
 
 
 def to_exact(expr: object, symbols: Sequence[sympy.Symbol], field: str) -> poly.Poly:
-    """An exact :mod:`verify.sos.poly` polynomial from a SymPy expression / Poly / number."""
+    """An exact :mod:`verify._sos.poly` polynomial from a SymPy expression / Poly / number."""
     if isinstance(expr, sympy.Poly):
         expr = expr.as_expr()
     if isinstance(expr, (int, Fraction)) and not isinstance(expr, bool):

@@ -94,7 +94,7 @@ def _provenance() -> dict[str, Any]:
 @functools.lru_cache(maxsize=1)
 def invariance_certificate():
     """The parameter-free SOS certificate ``<z,x_j> - <x_i,x_j> m >= 0`` (searched once per process)."""
-    from verify.sos.certificate import Certificate
+    from verify._sos.certificate import Certificate
 
     from .invariance_data import DATA
 
@@ -112,7 +112,7 @@ def invariance_certificate():
 
 @functools.lru_cache(maxsize=1)
 def _chart_identity() -> Verdict:
-    from verify.theorem.symbolic import chart_identity
+    from verify._theorem.symbolic import chart_identity
 
     return chart_identity()
 

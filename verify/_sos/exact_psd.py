@@ -4,7 +4,7 @@ Symmetric Gaussian elimination with diagonal pivots decides PSD exactly: at step
 ``d_k`` (a Schur-complement diagonal entry) must be ``>= 0``; when it is zero the rest of its
 column must be zero too (a PSD matrix with a zero diagonal entry has a zero row), otherwise the
 matrix is indefinite.  The arithmetic is exact and uses only the standard library, so the answer
-is a proof, not a floating-point estimate.  Used by :meth:`verify.sos.certificate.Certificate.recheck`.
+is a proof, not a floating-point estimate.  Used by :meth:`verify._sos.certificate.Certificate.recheck`.
 
 The elimination runs fraction-free (Bareiss) on the integer matrix ``N = L M`` (``L`` the least
 common denominator, ``L > 0`` keeps every sign) over Python integers, upper triangle only.  After

@@ -1,6 +1,6 @@
 """Figures of ``verify depth``: the certified bound against the simulated consensus metric.
 
-:func:`depth_figure` takes :class:`~verify.depth.certify.DepthReport` records (with their
+:func:`depth_figure` takes :class:`~verify._depth.certify.DepthReport` records (with their
 simulation, ``simulate=True``) and draws, one panel per model (eq. 5 ODE against ``t``, eq. 4
 layer map against ``k``): the simulated metric (solid; float64 evidence, not proof), the certified
 envelope (dashed: ``Q exp(-rate (t - L0))``, or ``1 - tanh(c t + artanh m0)`` for 4.2 on the ODE),

@@ -6,7 +6,7 @@ python-flint ``arb`` balls (``exp`` of the softmax, the square root of the norma
 outward rounded), so after layer ``k`` each true token lies in the box of balls ``X_k[i]``.  At
 each layer the float LP of :func:`theorems.predicates.hemisphere.hemisphere_verdict` run on the
 midpoints proposes a rational ``z``; it counts only when the balls prove ``<z, x> > 0`` for every
-point of every box (:func:`verify.depth.bounds.chart_balls`).  Then the layer-map bound applies from
+point of every box (:func:`verify._depth.bounds.chart_balls`).  Then the layer-map bound applies from
 layer ``L0`` on.  Nothing here is a float decision: a box the balls cannot decide is "not yet".
 
 Not guaranteed: that an entry is found when one exists (balls widen with depth, the LP may pick a

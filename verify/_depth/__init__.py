@@ -17,7 +17,3 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_NAMES[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-from verify._callable import make_callable  # noqa: E402  (``verify.depth(...)`` is the façade call, verify/_callable.py)
-
-make_callable(__name__, "verify.api.depth", "depth")

@@ -1,20 +1,18 @@
-"""The one interface of a proof plan, and how a catalogue entry names its plan.
+"""The one interface of a proof plan, and how a catalogue entry gets its plan.
 
-A :class:`~theorems.catalogue.base.Theorem` names its plan as ``"module:attribute"`` (the catalogue
-is the base package and does not import :mod:`verify`); :func:`plan_of` resolves it to a
-:class:`ProofPlan`.  The composer (:mod:`verify.theorem.check`) calls only this interface, so it
+The built-in entries' plans are the table :mod:`verify._theorem.plans` (the catalogue is the base
+package and never names :mod:`verify`); an entry added from outside may carry its plan object.
+:func:`verify._theorem.plans.plan_of` gives the :class:`ProofPlan`.  The composer (:mod:`verify._theorem.check`) calls only this interface, so it
 has no theorem-specific branch: what is particular to a result (its steps, the notes its report
 adds) lives in the result's proof module.
 """
 from __future__ import annotations
 
 import abc
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, final
 
-from theorems.catalogue.base import HypothesisReport, Theorem
-from theorems.errors import InvalidInput
+from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
 from theorems.verdict import Status
 
@@ -49,7 +47,7 @@ class ProofPlan(abc.ABC):
 
     @abc.abstractmethod
     def steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
-        """The proof steps (cited steps unresolved; :func:`verify.theorem.obligations.resolve` fills them)."""
+        """The proof steps (cited steps unresolved; :func:`verify._theorem.obligations.resolve` fills them)."""
 
     def remarks(self, outcome: Outcome) -> Remarks:
         """Notes for the report (default: none)."""
@@ -81,22 +79,3 @@ class ClaimPlan(ProofPlan):
 
 
 CLAIM = ClaimPlan()
-
-
-def plan_of(theorem: Theorem) -> ProofPlan:
-    """The :class:`ProofPlan` a catalogue entry names (an object, or ``"module:attribute"``)."""
-    ref = theorem.plan
-    if isinstance(ref, ProofPlan):
-        return ref
-    if not isinstance(ref, str):
-        raise InvalidInput(f"theorem {theorem.id}: plan", "a ProofPlan or 'module:attribute' naming one", ref,
-                           "register the plan with the catalogue entry (see docs/adding-a-result.md)")
-    module, _, attribute = ref.partition(":")
-    try:
-        plan = getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as err:
-        raise InvalidInput(f"theorem {theorem.id}: plan", "'module:attribute' naming an importable ProofPlan", ref,
-                           str(err)) from err
-    if not isinstance(plan, ProofPlan):
-        raise InvalidInput(f"theorem {theorem.id}: plan", "a ProofPlan instance", type(plan).__name__)
-    return plan
