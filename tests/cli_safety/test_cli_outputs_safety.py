@@ -72,7 +72,7 @@ def test_simulate_plot_and_json_are_all_or_nothing(tmp_path, capsys, monkeypatch
 
 def test_theorem_save_is_all_or_nothing(tmp_path, capsys, monkeypatch):
     """The report target becomes a FIFO after the proof: no certificate may be left behind."""
-    import verify.theorem.check as check
+    import verify._theorem.check as check
 
     save = tmp_path / "proof"
     real = check.check_theorem

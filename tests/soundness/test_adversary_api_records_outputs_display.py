@@ -114,16 +114,16 @@ def test_report_exit_code_must_match_its_verdict():
 def no_work(monkeypatch):
     """Every expensive step raises: a refusal must come before any of them."""
     import verify.api.simulate as api_sim
-    import verify.depth
-    import verify.sos.lyapunov
-    import verify.sos.prove
-    import verify.theorem.check
+    import verify._depth
+    import verify._sos.lyapunov
+    import verify._sos.prove
+    import verify._theorem.check
 
     def boom(*a, **k):
         raise AssertionError("work started before the output target was checked")
-    monkeypatch.setattr(verify.sos.prove, "prove_nonnegative", boom)
-    monkeypatch.setattr(verify.sos.lyapunov, "find_lyapunov", boom)
-    monkeypatch.setattr(verify.theorem.check, "check_theorem", boom)
+    monkeypatch.setattr(verify._sos.prove, "prove_nonnegative", boom)
+    monkeypatch.setattr(verify._sos.lyapunov, "find_lyapunov", boom)
+    monkeypatch.setattr(verify._theorem.check, "check_theorem", boom)
     monkeypatch.setattr(verify.depth, "certify_depth", boom)
     monkeypatch.setattr(api_sim, "_integrate", boom)
 

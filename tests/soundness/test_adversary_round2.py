@@ -51,7 +51,7 @@ def test_depth_late_entry_H_must_match_stored_heads(tmp_path):
     """Hole: the late-entry re-check evaluates the stored P (1 head) but takes the contraction rate from
     the stored H, never checking H == len(late_entry.P).  With H = 4096, tau = 1/1000 the certificate
     claims the metric <= 1/100 from layer 39; the stored one-head system has metric 0.611 there."""
-    from verify.depth.certificate import DepthCertificate, derive
+    from verify._depth.certificate import DepthCertificate, derive
 
     c = _base_depth_cert(tmp_path)
     toks = [["1", "0", "0"], ["3/5", "4/5", "0"], ["3/5", "0", "4/5"]]
@@ -77,8 +77,8 @@ def test_depth_ode_nested_invariance_must_be_the_invariance_statement(tmp_path):
     import subprocess
     import sys
 
-    from verify.depth.certificate import DepthCertificate
-    from verify.sos.certificate import Certificate
+    from verify._depth.certificate import DepthCertificate
+    from verify._sos.certificate import Certificate
 
     r = subprocess.run([sys.executable, "-m", "verify.cli.main", "depth", "4.2", "--no-simulate", "--save",
                         str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True, timeout=120)

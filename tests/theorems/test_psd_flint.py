@@ -8,7 +8,7 @@ import pytest
 
 from theorems.errors import InvalidInput
 from theorems.psd_flint import is_positive_definite, psd_decision
-from verify.sos.exact_psd import check_psd
+from verify._sos.exact_psd import check_psd
 
 
 def _random_symmetric(seed: int) -> list[list[F]]:
