@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.png import figure_png
+from numerics.support.png import figure_png
 from theorems import simple_system
 from theorems.system_json import load_system
 from verify._depth import certify_depth

@@ -20,7 +20,7 @@ from theorems.catalogue import get as get_theorem
 from theorems.errors import InvalidInput, UnknownName
 from theorems.verdict import Status, Verdict, combine
 
-from numerics.progress import Progress
+from numerics.support.progress import Progress
 
 from . import hypotheses as hyp
 from .adapters import adapt

@@ -36,7 +36,7 @@ import numpy as np
 
 from theorems.errors import InvalidInput
 
-from numerics.progress import Progress
+from numerics.support.progress import Progress
 
 from ._deps import require_torch
 from .checkpoint import FORMAT, VERSION, RunShape, check_checkpoint

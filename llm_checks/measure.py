@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.progress import Progress
+from numerics.support.progress import Progress
 
 from . import factors as F
 from .layout import ModelLayout
@@ -137,10 +137,10 @@ def _lemma_terms(layout: ModelLayout, layer, f: F.LayerFactors, R: tuple | None 
 
 
 def blas_single_thread():
-    """Scoped: one BLAS thread (the one limiter, :func:`numerics.blas.single_threaded_blas`).  The
+    """Scoped: one BLAS thread (the one limiter, :func:`numerics.support.blas.single_threaded_blas`).  The
     per-head factors are small (``D x 2 d_head``); with two BLAS threads on a busy 2-core machine
     stacked QR/SVD ran 10-100x slower from contention."""
-    from numerics.blas import single_threaded_blas
+    from numerics.support.blas import single_threaded_blas
 
     return single_threaded_blas()
 

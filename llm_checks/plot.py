@@ -2,7 +2,7 @@
 
 One curve per metric (``E_first``, ``E_first_abs``, ``E_pair``) against the layer index on a log
 axis: the median over prompts with the 10-90% quantile band
-(:func:`numerics.plot_layers.consensus_curves_figure`; the JSON summary keeps the mean and its 95%
+(:func:`numerics.support.plot_layers.consensus_curves_figure`; the JSON summary keeps the mean and its 95%
 Student-t band).  ``E_first`` is drawn solid and wide under a dashed ``E_first_abs``, so the two
 stay visible where they are equal (every cosine to the anchor >= 0), and a line under the title
 says when they coincide at every layer.
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from numerics.plot_layers import consensus_curves_figure, consensus_title
-from numerics.png import figure_png
+from numerics.support.plot_layers import consensus_curves_figure, consensus_title
+from numerics.support.png import figure_png
 
 from .consensus import ConsensusResult
 

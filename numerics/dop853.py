@@ -16,7 +16,7 @@ on another's and every stage combination runs over whole BLAS blocks, so the res
 the unsplit run's (in our tests; a sub-batch whose instances all share one ``P`` uses one flat
 product instead of per-instance ones, which may round differently).  ``None`` picks
 ``min(2, usable cores)`` for large time-invariant batches (see ``_MIN_AUTO_WORK``), else one.
-During a run BLAS is limited to one thread (with threadpoolctl; see :func:`numerics.blas.single_threaded_blas`).
+During a run BLAS is limited to one thread (with threadpoolctl; see :func:`numerics.support.blas.single_threaded_blas`).
 With several workers, ``progress`` is called from the worker threads (one at a time) with the
 least advanced sub-batch's fraction.  The step loop itself is in :mod:`numerics._dop853_core`.
 
@@ -47,8 +47,8 @@ from theorems.errors import InvalidInput, MissingDependency
 from theorems.system import AttentionSystem
 
 from . import _dop853_compiled as compiled
-from .blas import single_threaded_blas
-from .progress import Reporter
+from .support.blas import single_threaded_blas
+from .support.progress import Reporter
 from ._dop853_core import PartResult, Schedule, run_part
 from .field import BatchedField, project_to_sphere
 from .trajectory import Integrator, Precision, Progress, RunStatus, Stats, Trajectory, as_systems, sample_times

@@ -23,7 +23,7 @@ import numpy as np
 from theorems.errors import InvalidInput
 
 from .metrics import E_first, E_pair, V_first, Variant
-from .png import figure_png, new_figure
+from .support.png import figure_png, new_figure
 from .trajectory import Trajectory
 
 QUANTILES = (0.10, 0.90)

@@ -18,7 +18,7 @@ import numpy as np
 from theorems.errors import InvalidInput
 from theorems.system import AttentionSystem
 
-from .progress import Progress  # noqa: E402  (the one progress signature: fraction of [0, t_end] done)
+from .support.progress import Progress  # noqa: E402  (the one progress signature: fraction of [0, t_end] done)
 
 
 class RunStatus(enum.Enum):

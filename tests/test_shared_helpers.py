@@ -4,9 +4,9 @@ from __future__ import annotations
 import io
 import threading
 
-from numerics.blas import single_threaded_blas
-from numerics.png import figure_png, new_figure
-from numerics.progress import Reporter, TextProgress, counted
+from numerics.support.blas import single_threaded_blas
+from numerics.support.png import figure_png, new_figure
+from numerics.support.progress import Reporter, TextProgress, counted
 
 
 def test_reporter_is_monotone_and_thread_safe():

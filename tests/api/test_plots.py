@@ -247,7 +247,7 @@ def test_figures_show_in_jupyter_and_never_touch_pyplot():
 
     code = ("import sys, numpy as np\n"
             "from numerics.plotting import metrics_figure\n"
-            "from numerics.plot_layers import consensus_curves_figure, heatmaps_figure\n"
+            "from numerics.support.plot_layers import consensus_curves_figure, heatmaps_figure\n"
             "from verify.reproduce.figures import grid_figure\n"
             "t = np.linspace(0, 1, 5); E = np.exp(-np.outer(t, [1.0, 2.0, 3.0]))\n"
             "figs = [metrics_figure(t, {'E_pair': E}), grid_figure({'constant-identity-full': (t, E)}),\n"

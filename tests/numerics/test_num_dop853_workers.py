@@ -107,7 +107,7 @@ def test_in_place_kernel_with_scale_equals_the_field_times_scale(make_system):
 def test_runs_without_threadpoolctl(make_system, monkeypatch):
     import sys
 
-    from numerics import blas
+    from numerics.support import blas
 
     systems = [make_system(k, 5, 3) for k in range(2)]
     ref = DOP853(workers=2).integrate(systems, 1.0, samples=3)

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from numerics.plotting import literal
-from numerics.png import new_figure
+from numerics.support.png import new_figure
 from theorems.errors import InvalidInput
 
 METRIC = {"3.2": "max_ij (1 - <x_i, x_j>)", "4.2": "max_i (1 - <x_1, x_i>)"}

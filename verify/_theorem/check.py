@@ -21,7 +21,7 @@ from .plans import plan_of
 from .report import ProofStep, TheoremReport, compose, provenance
 
 if TYPE_CHECKING:  # numerics is imported only when a simulation runs
-    from numerics.progress import Progress
+    from numerics.support.progress import Progress
 
 
 def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, simulate: bool = True,

@@ -8,9 +8,9 @@
   the payload's series: ``batch`` (``t`` and each metric's ``mean``: drawn as the mean, the payload
   holds no per-run values for a quantile band) or ``series`` (``t`` and per-metric lists).
 * ``consensus``: E across depth from the record's ``E`` arrays or the payload's
-  ``metrics.<name>.per_prompt`` (:func:`numerics.plot_layers.consensus_curves_figure`).
+  ``metrics.<name>.per_prompt`` (:func:`numerics.support.plot_layers.consensus_curves_figure`).
 * ``audit``: the layer x head heatmaps from the record's ``measurements.heads`` or the payload's
-  ``heads`` tables (:func:`numerics.plot_layers.audit_heatmaps_figure`).
+  ``heads`` tables (:func:`numerics.support.plot_layers.audit_heatmaps_figure`).
 * ``depth``: the certified envelope against the simulated metric from the record (a
   ``DepthReport``, :func:`verify._depth.figure.depth_figure`); from a payload alone, which holds
   no series, the certified bound against the observed value (:func:`~verify._depth.figure.depth_summary_figure`).
@@ -175,7 +175,7 @@ def _payload_series(p: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.ndar
 
 
 def _consensus(report: Any, options: Mapping[str, Any]) -> Any:
-    from numerics.plot_layers import consensus_curves_figure, consensus_title
+    from numerics.support.plot_layers import consensus_curves_figure, consensus_title
 
     record, p = report.record, report.payload
     if hasattr(record, "E") and hasattr(record, "n_blocks"):
@@ -202,7 +202,7 @@ def _consensus_payload(p: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int
 
 
 def _audit(report: Any, options: Mapping[str, Any]) -> Any:
-    from numerics.plot_layers import AUDIT_PANELS, audit_heatmaps_figure
+    from numerics.support.plot_layers import AUDIT_PANELS, audit_heatmaps_figure
     from numerics.plotting import literal
 
     record, p = report.record, report.payload

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from numerics.progress import TextProgress
+    from numerics.support.progress import TextProgress
     from verify.api.audit import AuditOptions, check_options, run as run_audit
     from verify.api._options import flag
 

@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
 
 def _Bar(enabled: bool):
     """Blocks measured, with an ETA, on stderr: the project's one progress utility."""
-    from numerics.progress import TextProgress
+    from numerics.support.progress import TextProgress
 
     return TextProgress(sys.stderr, "consensus blocks", enabled)
 

@@ -101,7 +101,7 @@ def llm_cases(device: str = "cpu"):
 
 def _Progress(enabled: bool):
     """Tasks done with an ETA on stderr, rendered by the project's one progress utility."""
-    from numerics.progress import TextProgress
+    from numerics.support.progress import TextProgress
 
     return TextProgress(sys.stderr, "reproduce", enabled)
 

@@ -34,7 +34,7 @@ def run_job(fn: Callable[..., Any], args: tuple) -> Outcome:
     process's thread count: a multi-threaded reduction may sum in another order and change the
     last bits); an
     exception becomes ``("error", seconds, message)`` with its last frame."""
-    from numerics.blas import single_threaded_all
+    from numerics.support.blas import single_threaded_all
 
     started = time.perf_counter()
     try:

@@ -14,9 +14,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from numerics.plot_layers import depth_curves_figure
+from numerics.support.plot_layers import depth_curves_figure
 from numerics.plotting import band_label, draw_band, shade_roundoff
-from numerics.png import figure_png, new_figure
+from numerics.support.png import figure_png, new_figure
 from theorems.errors import InvalidInput
 
 from .records import Measurement
@@ -114,7 +114,7 @@ def rates_png(early: Mapping[str, Measurement], late: Mapping[str, Measurement])
 
 def curves_figure(curves: Mapping[str, np.ndarray], title: str, block_size: int) -> Any:
     """``curves[label]``: ``(prompts, layers)`` E_first; the median and 10-90% band over prompts
-    against layer, with a faint line at every pass boundary (:func:`numerics.plot_layers.depth_curves_figure`)."""
+    against layer, with a faint line at every pass boundary (:func:`numerics.support.plot_layers.depth_curves_figure`)."""
     return depth_curves_figure(curves, title=title, block_size=block_size, metric="E_first", size=(7.5, 4.8))
 
 

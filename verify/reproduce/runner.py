@@ -38,7 +38,7 @@ from .sim_theory import case_3_2_late, finish_3_2, finish_4_2, tasks_3_2, tasks_
 from .tasks import Task, decode, merge, task_hash
 from .theorem_cases import theorem_tasks
 
-from numerics.progress import Progress  # noqa: E402  progress(fraction, label): tasks done, the last task
+from numerics.support.progress import Progress  # noqa: E402  progress(fraction, label): tasks done, the last task
 
 
 def _merge_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

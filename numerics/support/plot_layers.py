@@ -23,7 +23,7 @@ import numpy as np
 
 from theorems.errors import InvalidInput
 
-from .plotting import FLOOR, band_label, draw_band, literal
+from ..plotting import FLOOR, band_label, draw_band, literal
 from .png import new_figure
 
 LOG_SPAN = 10.0
