@@ -9,36 +9,10 @@ at the *unrenormalised* new state, as there.  What differs is the order of the f
 operations and the exponential (a polynomial within 1 ulp of libm's), so the two paths agree to
 round-off, not bitwise.
 
-Why one native loop per instance: a field evaluation of a small system is a handful of ``N x d``
-products, and any per-stage dispatch (numpy calls, Python bookkeeping) costs as much as the
-arithmetic.  Instances are independent (each has its own time and step), so a batch is a loop over
-instances; ``nogil=True`` lets the caller run sub-batches in threads.  Nothing is allocated inside
-the loop: :func:`integrate_batch` allocates one workspace per call and every instance reuses it.
-
-How the loops are written, and why (measured against the previous kernel, which called BLAS for
-``d > 4``: 2.2x faster on ``256 x (N = 32, d = 16)``, 1.75x on ``8 x (64, 3)``, same steps):
-
-* the workspace starts on a 64-byte boundary (numba aligns to 32): a vector load that straddles
-  two cache lines costs two, and alignment alone made the loop 1.4x faster;
-* products are plain loops, up to sixteen terms per pass over an output row (:func:`_matmul`),
-  which beat BLAS (whose per-call overhead is most of a ``16 x 32`` product).  Rows are indexed
-  in place, never sliced: a slice is a reference-counted view, and atomic reference counts in an
-  inner loop cost more than the arithmetic;
-* the reductions that decide a step (error norm, token norms) are accumulated per token along the
-  other axis, so the loops vectorise with a fixed order of additions (no reassociation);
-* ``error_model="numpy"``: a float division is IEEE's (no zero test with an exception branch,
-  which would keep the division loops scalar).
-
-Floating-point flags: the step loop is compiled with ``fastmath=False``; the field allows only
-fused multiply-add contraction (``_CONTRACT``), which rounds once instead of twice.  Both are
-deterministic on a given machine: a run repeats bit for bit.
-
-Compiled on first use and cached on disk (``cache=True``, next to this file or in
-``NUMBA_CACHE_DIR``; about 10 s to compile, 0.2-0.4 s to load in a fresh process).  Importing this
-module imports numba (~0.3 s); nothing imports it unless a run chooses the compiled path.  The
-field and the step loop live in this one file on purpose: numba's cache is keyed on the file of
-the cached function only, so a kernel in another file could change without the cached step loop
-noticing.
+Why one native loop per instance, how the loops are written (aligned workspace, plain product
+loops, fixed-order reductions, ``error_model="numpy"``), the floating-point flags, the disk cache
+and why the field and the step loop share this file (numba's cache is keyed on the file of the
+cached function only): docs/dop853-kernel.md.
 """
 from __future__ import annotations
 
@@ -56,26 +30,10 @@ _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
 _EXPONENT = -1.0 / 8.0
 
 
-def _nonzero_rows(coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    rows = np.flatnonzero(coefficients)
-    return rows.astype(np.int64), np.ascontiguousarray(coefficients[rows])
-
-
-def _stage_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows, coefficients and count of the nonzero ``A[s, j]``, ``j < s``, per stage ``s``."""
-    rows, coef, count = np.zeros((_S, _S), dtype=np.int64), np.zeros((_S, _S)), np.zeros(_S, dtype=np.int64)
-    for s in range(1, _S):
-        r, c = _nonzero_rows(tab.A[s, :s])
-        rows[s, :r.size], coef[s, :r.size], count[s] = r, c, r.size
-    return rows, coef, count
-
-
-# Stage s reads only the k_j with A[s, j] != 0 (50 of the 66 entries below the diagonal); the
-# final solution and both error estimators only k_1 and k_6..k_12.
-_STAGE_ROWS, _STAGE_COEF, _STAGE_COUNT = _stage_table()
-_B_ROWS, _B_COEF = _nonzero_rows(tab.B)
-_E5_ROWS, _E5_COEF = _nonzero_rows(tab.E5[:_S])
-_E3_ROWS, _E3_COEF = _nonzero_rows(tab.E3[:_S])
+_STAGE_ROWS, _STAGE_COEF, _STAGE_COUNT = tab.STAGE_ROWS, tab.STAGE_COEF, tab.STAGE_COUNT
+_B_ROWS, _B_COEF = tab.B_ROWS, tab.B_COEF
+_E5_ROWS, _E5_COEF = tab.E5_ROWS, tab.E5_COEF
+_E3_ROWS, _E3_COEF = tab.E3_ROWS, tab.E3_COEF
 
 SUCCESS, MAX_STEPS, STEP_TOO_SMALL = 0, 1, 2
 COUNTS = 5

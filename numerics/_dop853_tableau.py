@@ -143,3 +143,24 @@ E5[9] = 0.3341791187130174790297318841
 E5[10] = 0.8192320648511571246570742613e-1
 E5[11] = -0.2235530786388629525884427845e-1
 
+
+def _nonzero_rows(coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    rows = np.flatnonzero(coefficients)
+    return rows.astype(np.int64), np.ascontiguousarray(coefficients[rows])
+
+
+def _stage_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, coefficients and count of the nonzero ``A[s, j]``, ``j < s``, per stage ``s``."""
+    rows, coef, count = np.zeros((N_STAGES, N_STAGES), dtype=np.int64), np.zeros((N_STAGES, N_STAGES)), np.zeros(N_STAGES, dtype=np.int64)
+    for s in range(1, N_STAGES):
+        r, c = _nonzero_rows(A[s, :s])
+        rows[s, :r.size], coef[s, :r.size], count[s] = r, c, r.size
+    return rows, coef, count
+
+
+# Stage s reads only the k_j with A[s, j] != 0 (50 of the 66 entries below the diagonal); the
+# final solution and both error estimators only k_1 and k_6..k_12.
+STAGE_ROWS, STAGE_COEF, STAGE_COUNT = _stage_table()
+B_ROWS, B_COEF = _nonzero_rows(B)
+E5_ROWS, E5_COEF = _nonzero_rows(E5[:N_STAGES])
+E3_ROWS, E3_COEF = _nonzero_rows(E3[:N_STAGES])

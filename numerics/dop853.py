@@ -65,6 +65,12 @@ slower with two workers)."""
 @final
 @dataclass(frozen=True)
 class DOP853(Integrator):
+    """Dormand–Prince 8(5,3) with adaptive steps on eq. 5 (Hairer, Norsett, Wanner, Solving ODEs I,
+    II.5), batched over initial conditions; each accepted step is renormalised onto the sphere.
+    ``rtol``/``atol`` control the local error estimate; ``workers`` splits a batch over processes;
+    ``kernel`` picks the compiled (numba) or numpy step loop ("auto": by run size only, identical
+    bits in every process). Not guaranteed: a bound on the global error (the trajectory reports the
+    local estimates; see :class:`~numerics.taylor.TaylorMP` for a high-precision reference)."""
     rtol: float = 1e-10
     atol: float = 1e-12
     max_steps: int = 1_000_000

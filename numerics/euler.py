@@ -5,7 +5,7 @@ The discrete model (eq. 4) steps with the unprojected ``F_i``; since
 Order 1."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import final
 
 import numpy as np
@@ -17,11 +17,15 @@ from .fixed_step import FixedStepIntegrator
 @final
 @dataclass(frozen=True)
 class EulerRenormalized(FixedStepIntegrator):
+    """Explicit Euler on eq. 5 with a fixed step ``dt`` and renormalisation (module docstring). Order 1,
+    1 field evaluation per step; ``estimate_error`` as :class:`numerics.rk4.RK4` (with ``2^1``).
+    ``name``, ``order`` and ``stages`` describe the method and are not parameters."""
+
     dt: float = 1e-2
     estimate_error: bool = False
-    name: str = "euler-renormalized"
-    order: int = 1
-    stages: int = 1
+    name: str = field(default="euler-renormalized", init=False)
+    order: int = field(default=1, init=False)
+    stages: int = field(default=1, init=False)
 
     def __post_init__(self) -> None:
         self._validate()

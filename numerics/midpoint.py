@@ -1,7 +1,7 @@
 """Explicit midpoint rule plus renormalisation. Order 2."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import final
 
 import numpy as np
@@ -13,11 +13,15 @@ from .fixed_step import FixedStepIntegrator
 @final
 @dataclass(frozen=True)
 class Midpoint(FixedStepIntegrator):
+    """Explicit midpoint rule on eq. 5 with a fixed step ``dt`` and renormalisation. Order 2, 2 field
+    evaluations per step; ``estimate_error`` as :class:`numerics.rk4.RK4` (with ``2^2``).
+    ``name``, ``order`` and ``stages`` describe the method and are not parameters."""
+
     dt: float = 1e-2
     estimate_error: bool = False
-    name: str = "midpoint"
-    order: int = 2
-    stages: int = 2
+    name: str = field(default="midpoint", init=False)
+    order: int = field(default=2, init=False)
+    stages: int = field(default=2, init=False)
 
     def __post_init__(self) -> None:
         self._validate()

@@ -1,7 +1,7 @@
 """Classical fourth-order Runge–Kutta plus renormalisation. Order 4."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import final
 
 import numpy as np
@@ -13,11 +13,17 @@ from .fixed_step import FixedStepIntegrator
 @final
 @dataclass(frozen=True)
 class RK4(FixedStepIntegrator):
+    """Classical fourth-order Runge–Kutta on eq. 5 with a fixed step ``dt``, each step renormalised
+    onto the sphere (``pi(y) = y/|y|``). Order 4, 4 field evaluations per step; ``estimate_error``
+    repeats the run at ``dt/2`` and reports the Richardson estimate ``|x_{dt/2} - x_dt| 2^4/(2^4 - 1)``.
+    Not guaranteed: a bound (the estimate is asymptotic in ``dt``). ``name``, ``order`` and
+    ``stages`` describe the method and are not parameters."""
+
     dt: float = 1e-2
     estimate_error: bool = False
-    name: str = "rk4"
-    order: int = 4
-    stages: int = 4
+    name: str = field(default="rk4", init=False)
+    order: int = field(default=4, init=False)
+    stages: int = field(default=4, init=False)
 
     def __post_init__(self) -> None:
         self._validate()

@@ -98,6 +98,11 @@ class _Run:
 @final
 @dataclass(frozen=True)
 class TaylorMP(Integrator):
+    """Arbitrary-precision Taylor series integrator of eq. 5 (mpmath, ``digits`` significant digits;
+    the Taylor coefficients of the field by the recurrences of :mod:`numerics.taylor_recurrence`),
+    adaptive order (default ``order``: from ``digits``) and steps up to ``max_step``. ``check``
+    repeats the run with more digits and a higher order and reports the largest difference as the
+    error estimate. Not guaranteed: a rigorous enclosure (an estimate from two runs, not a bound)."""
     digits: int = 30
     order: int | None = None
     check: bool = True

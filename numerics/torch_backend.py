@@ -53,6 +53,8 @@ def torch_field(X, P, U, beta, causal: bool):
 @final
 @dataclass(frozen=True)
 class TorchRK4(Integrator):
+    """Fixed-step RK4 with renormalisation (as :class:`numerics.rk4.RK4`) in torch, on ``device`` in
+    ``dtype``. Needs the llm extra (torch)."""
     dt: float = 1e-2
     dtype: str = "float64"
     device: str | None = None

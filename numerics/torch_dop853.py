@@ -48,6 +48,9 @@ _MIN_RTOL = {"float64": 1e-15, "float32": 1e-6}
 @final
 @dataclass(frozen=True)
 class TorchDOP853(Integrator):
+    """DOP853 (the tableau of :class:`numerics.dop853.DOP853`) in torch, batched, on ``device``
+    (``"cuda"`` for a GPU) in ``dtype``; same step control and renormalisation. Needs the llm extra
+    (torch); :class:`~theorems.errors.MissingDependency` otherwise."""
     rtol: float = 1e-10
     atol: float = 1e-12
     max_steps: int = 1_000_000

@@ -22,6 +22,8 @@ from .support.progress import Progress  # noqa: E402  (the one progress signatur
 
 
 class RunStatus(enum.Enum):
+    """How an integration ended: every requested time reached, the step budget spent, or the
+    adaptive step shrank below what float64 resolves (each member's ``message`` says what to try)."""
     SUCCESS = "success"
     MAX_STEPS = "max_steps"
     STEP_TOO_SMALL = "step_too_small"
