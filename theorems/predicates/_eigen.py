@@ -4,9 +4,10 @@ Rational data (exact rationals, or floats read as the rationals they hold): the 
 polynomial is computed exactly (python-flint), its real roots are isolated by rational intervals
 with multiplicities (SymPy ``Poly.intervals``, exact), so ``lambda_1`` is simple iff its root has
 multiplicity 1 (for a symmetric matrix algebraic and geometric multiplicity agree) and
-``gap >= lo(lambda_1) - hi(lambda_2) > 0`` is a proven rational lower bound.  Algebraic data of
-dimension <= 4 use SymPy's exact ``eigenvals``.  Larger float problems are unknown (the float gap
-is reported as a measurement only).
+``gap >= lo(lambda_1) - hi(lambda_2) > 0`` is a proven rational lower bound.
+
+Irrational exact data: :mod:`theorems.predicates._eigen_algebraic`.  Larger float problems are unknown
+(the float gap is reported as a measurement).
 """
 from __future__ import annotations
 
@@ -14,27 +15,16 @@ from fractions import Fraction
 from typing import Any
 
 import flint
-import numpy as np
 import sympy
 
 from ..matrices import ConstantMatrix
 from ..verdict import Status
-from ._rational import enclose, fstr, rational_lower, rational_matrix, to_fraction
+from ._rational import fstr, rational_lower, rational_matrix, to_fraction
+from ._eigen_algebraic import EXACT_ALGEBRAIC_DIM, _algebraic_top
+from ._eigen_support import _X, _eigenvector, _float_info, _short, rat_to_sympy
 
 EXACT_RATIONAL_DIM = 32
 EXACT_FLOAT_DIM = 12
-_X = sympy.Symbol("x")
-
-
-def _short(expr: sympy.Expr, fallback: str) -> str:
-    text = str(expr)
-    return text if len(text) <= 400 else fallback
-
-
-def _float_info(m: ConstantMatrix) -> dict[str, Any]:
-    w, vecs = np.linalg.eigh(m.array)
-    return {"eigenvalues_float": w[::-1].tolist(), "v_float": vecs[:, -1].tolist(),
-            "gap_float": float(w[-1] - w[-2]) if len(w) > 1 else None}
 
 
 def top_eigen(m: ConstantMatrix) -> tuple[Status, dict[str, Any]]:
@@ -51,10 +41,10 @@ def top_eigen(m: ConstantMatrix) -> tuple[Status, dict[str, Any]]:
             return _rational_top(rat, m)
         return Status.UNKNOWN, {"reason": f"dimension {d} exceeds the exact eigenvalue limit {limit}",
                                 "exact": False, **_float_info(m)}
-    if d <= 4:
+    if d <= EXACT_ALGEBRAIC_DIM:
         return _algebraic_top(m)
-    return Status.UNKNOWN, {"reason": "irrational exact entries in dimension > 4 are not supported",
-                            "exact": False, **_float_info(m)}
+    return Status.UNKNOWN, {"reason": f"irrational exact entries in dimension {d} exceed the limit "
+                                      f"{EXACT_ALGEBRAIC_DIM}", "exact": False, **_float_info(m)}
 
 
 def _rational_top(rat: list[list[Fraction]], m: ConstantMatrix) -> tuple[Status, dict[str, Any]]:
@@ -93,45 +83,6 @@ def _rational_top(rat: list[list[Fraction]], m: ConstantMatrix) -> tuple[Status,
                "lambda_1_interval": [str(ivs[-1][0][0]), str(ivs[-1][0][1])],
                "lambda_2_interval": [str(ivs[-2][0][0]), str(ivs[-2][0][1])], "exact": True}
     witness.update(_eigenvector(sympy.Matrix(rat_to_sympy(rat)), lam1))
-    if not witness["v_exact"]:
-        witness["v"] = witness["v_float"]
-    return Status.HOLDS, witness
-
-
-def rat_to_sympy(rat: list[list[Fraction]]) -> list[list[sympy.Rational]]:
-    return [[sympy.Rational(v.numerator, v.denominator) for v in row] for row in rat]
-
-
-def _eigenvector(U: sympy.Matrix, lam: sympy.Expr) -> dict[str, Any]:
-    """Exact eigenvector when ``lam`` is rational (or the dimension is tiny), else ``v_exact`` False."""
-    if isinstance(lam, sympy.Rational) or U.rows <= 2:
-        basis = (U - lam * sympy.eye(U.rows)).nullspace(simplify=True)
-        if len(basis) == 1:
-            v = basis[0].applyfunc(sympy.simplify)
-            residual = (U * v - lam * v).applyfunc(sympy.simplify)
-            if all(r == 0 for r in residual):
-                return {"v": [str(c) for c in v], "v_exact": True}
-    return {"v": None, "v_exact": False}
-
-
-def _algebraic_top(m: ConstantMatrix) -> tuple[Status, dict[str, Any]]:
-    U = sympy.Matrix(m.exact)
-    eig = U.eigenvals(multiple=False)
-    enclosed = sorted(((enclose(lam), lam, mult) for lam, mult in eig.items()), key=lambda e: e[0][0])
-    (lo1, hi1), lam1, mult1 = enclosed[-1]
-    base = {"lambda_1": str(lam1), "multiplicity": int(mult1), **_float_info(m)}
-    if len(enclosed) > 1 and enclosed[-2][0][1] >= lo1:
-        return Status.UNKNOWN, {"reason": "eigenvalue enclosures overlap", "exact": False, **base}
-    if mult1 > 1:
-        return Status.FAILS, {"reason": f"lambda_1 has multiplicity {mult1}", "exact": True, **base}
-    (lo2, hi2), lam2, _ = enclosed[-2]
-    gap = sympy.simplify(lam1 - lam2)
-    gap_lo = enclose(gap)[0]
-    short = rational_lower(float(gap_lo))  # float() may round up: keep the short value only if it is below
-    gap_lb = short if short <= gap_lo else gap_lo
-    witness = {**base, "lambda_2": str(lam2), "gap": str(gap), "gap_lower_bound": fstr(gap_lb),
-               "exact": False, "note": "eigenvalues exact (SymPy); ordering and gap bound via evalf enclosures"}
-    witness.update(_eigenvector(U, lam1))
     if not witness["v_exact"]:
         witness["v"] = witness["v_float"]
     return Status.HOLDS, witness
