@@ -229,7 +229,8 @@ def _stack(stack: LayerStack) -> ContinuityResult:
                 "layers": [k, k1], "boundary_time": fstr(boundary),
                 "s_j": f"{fstr(boundary)} - {fstr(dt)}/(2*j)", "t_j": fstr(boundary), "j_symbol": "j",
                 "jump_entry": list(big), "jump_entry_value": str(jump),
-                "jump_frobenius": float((diff ** 2).sum() ** 0.5),
+                **({"jump_frobenius": float((diff ** 2).sum() ** 0.5)}  # float data only: exact jumps can round to 0
+                   if stack.layers[k].exact is None and stack.layers[k1].exact is None else {}),
                 "claim": "P(s_j) = M_k and P(t_j) = M_k' for every j >= 1, so ||P(s_j) - P(t_j)||_2 >= "
                          "|jump_entry_value| > 0 while s_j - t_j -> 0"})
     if undecided is not None:

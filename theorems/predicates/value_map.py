@@ -128,8 +128,10 @@ def constant_value(schedule: MatrixSchedule) -> tuple[Status, Any, dict]:
             if same is False:
                 i, j = entry
                 diff = exact_entries(layer)[i, j] - exact_entries(first)[i, j]
-                return Status.FAILS, None, {"layers": [0, k], "entry": [i, j], "entry_difference": str(diff),
-                                            "max_entry_difference": float(np.abs(layer.array - first.array).max())}
+                witness = {"layers": [0, k], "entry": [i, j], "entry_difference": str(diff)}
+                if first.exact is None and layer.exact is None:  # a float measurement only means something for float data
+                    witness["max_entry_difference"] = float(np.abs(layer.array - first.array).max())
+                return Status.FAILS, None, witness
             if same is None and undecided is None:
                 undecided = {"layers": [0, k], "entry": list(entry), "reason": "equality of the entries undecided"}
         if undecided is not None:
