@@ -26,7 +26,8 @@ def _farkas_recheck(witness, rows):
 
 def _z_recheck(witness, rows):
     z = [Fraction(v) for v in witness["z"]]
-    inners = [sum(zj * Fraction(str(xj)) for zj, xj in zip(z, row)) for row in rows]
+    inners = [sum(zj * (Fraction(xj) if isinstance(xj, float) else Fraction(str(xj))) for zj, xj in zip(z, row))
+              for row in rows]  # a float is the binary rational it holds
     assert min(inners) > 0
     assert Fraction(witness["min_inner"]) == min(inners)
 

@@ -218,3 +218,20 @@ def rational_direction(row) -> list[Fraction] | None:
         return None
     sign = 1 if lo > 0 else -1
     return [sign * to_fraction(r) for r in ratios]
+
+
+def solve_rational(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+    """The solution of the square system ``A x = b`` by Gaussian elimination over the rationals
+    (exact); None when ``A`` is singular."""
+    n = len(A)
+    M = [list(row) + [b[i]] for i, row in enumerate(A)]
+    for c in range(n):
+        pivot = next((r for r in range(c, n) if M[r][c] != 0), None)
+        if pivot is None:
+            return None
+        M[c], M[pivot] = M[pivot], M[c]
+        for r in range(n):
+            if r != c and M[r][c] != 0:
+                f = M[r][c] / M[c][c]
+                M[r] = [x - f * y for x, y in zip(M[r], M[c])]
+    return [M[i][n] / M[i][i] for i in range(n)]

@@ -27,6 +27,7 @@ from ..hemisphere_margin import farkas_lp, hemisphere_lp
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
 from ._rational import enclose, fstr, rational_direction, to_fraction
+from ._min_norm import min_norm_point
 from .base import Predicate
 
 MAX_EXACT_SUPPORT = 400
@@ -163,8 +164,36 @@ def hemisphere_verdict(points, exact_points=None) -> Verdict:
                 return fails(_ID, f"0 is a convex combination of tokens {support}: no open hemisphere",
                              {"lambda": weights, "support": support, **info,
                               "check": "lambda_i >= 0, sum lambda_i = 1, sum lambda_i x_i = 0 (exact)"}, rational)
+    exact = _nearest_point_verdict(rows, info) if rational else None
+    if exact is not None:
+        return exact
     return unknown(_ID, "the LP hint could not be turned into an exact witness either way "
                    "(tokens on or near the boundary of a hemisphere)", info, False)
+
+
+def _nearest_point_verdict(rows: list[list[Fraction]], info: dict[str, Any]) -> Verdict | None:
+    """The exact decision on rational rows (:mod:`._min_norm`, Wolfe's nearest point), each witness
+    re-checked exactly here; None above its size limit."""
+    found = min_norm_point(rows)
+    if found is None:
+        return None
+    p, weights = found
+    if any(v != 0 for v in p):
+        ok, m, i = _check_z(p, rows)
+        if ok:
+            return holds(_ID, f"all {len(rows)} tokens satisfy <z, x_i> > 0 for z the nearest point of their convex "
+                         f"hull to 0 (exact; minimum ~{float(m):.6g} at token {i})",
+                         {"z": [fstr(v) for v in p], "min_inner": _show(m), "argmin": i, **info,
+                          "method": "exact nearest point of the convex hull (Wolfe), re-checked"}, True)
+        return None
+    support = sorted(weights)
+    lam = [weights[i] for i in support]
+    if _farkas_ok(lam, support, rows):
+        return fails(_ID, f"0 is a convex combination of tokens {support}: no open hemisphere",
+                     {"lambda": {str(i): fstr(v) for i, v in zip(support, lam)}, "support": support, **info,
+                      "check": "lambda_i >= 0, sum lambda_i = 1, sum lambda_i x_i = 0 (exact)",
+                      "method": "exact nearest point of the convex hull (Wolfe): 0, with these weights"}, True)
+    return None
 
 
 def _farkas_ok(lam: list[Any], support: list[int], rows: list[list[Any]]) -> bool:

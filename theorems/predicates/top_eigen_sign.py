@@ -26,7 +26,7 @@ import sympy
 
 from ..system import AttentionSystem
 from ..verdict import Verdict, fails, holds, unknown
-from ._rational import fstr, rational_direction, rational_matrix, to_fraction
+from ._rational import fstr, rational_direction, rational_matrix, solve_rational, to_fraction
 from .base import Predicate
 from .value_map import constant_value
 
@@ -67,6 +67,30 @@ def _candidates(U) -> list[list[Fraction]]:
     d = len(U)
     out += [[Fraction(int(i == k)) for i in range(d)] for k in range(d)]
     return [c for c in out if any(c)]
+
+
+def _refined_candidates(U, iterations: int = 3) -> list[list[Fraction]]:
+    """Rational vectors much closer to ``v``: exact inverse iteration ``(U - s I) w' = w`` from the
+    float candidate, with the rational shift ``s`` just above ``lambda_1`` (its isolating interval
+    refined to ``1e-60``).  Each step divides the other components by ``|lambda_j - s| / |lambda_1 - s|``;
+    a hint only (the Davis-Kahan bound of the caller decides)."""
+    d = len(U)
+    if d > 16:
+        return []
+    roots = sorted(_charpoly(U).intervals(eps=sympy.Rational(1, 10 ** 60)), key=lambda item: item[0][0])
+    (lo1, hi1), _ = roots[-1]
+    s = to_fraction(hi1) + (to_fraction(hi1) - to_fraction(lo1)) + Fraction(1, 10 ** 70)
+    M = [[U[i][j] - (s if i == j else 0) for j in range(d)] for i in range(d)]
+    w = _candidates(U)[3]
+    out = []
+    for _ in range(iterations):
+        w = solve_rational(M, w)
+        if w is None:
+            return out
+        top = max(abs(c) for c in w)
+        w = [c / top for c in w]
+        out.append(w)
+    return out
 
 
 def positive_witness(U) -> list[Fraction] | None:
@@ -151,7 +175,7 @@ def v_hemisphere_certificate(U, tokens) -> tuple[str, dict[str, Any]]:
         if signs in ({1}, {-1}):
             return "holds", {**witness, "orientation": signs.pop()}
         return "fails", {**witness, "reason": "a token has <v, x_i> = 0" if 0 in signs else "tokens on both sides of v^perp"}
-    for w in _candidates(U)[:4]:
+    for w in _candidates(U)[:4] + _refined_candidates(U):
         n2 = _dot(w, w)
         mu = _quad(U, w) / n2
         if hi2 is None or mu <= hi2:

@@ -36,7 +36,9 @@ from .certificate import DepthCertificate, derive
 MAX_ENTRY_WORK = 20_000_000
 """Largest ``N^2 H d budget`` of a late-entry search (about a minute of arb on one core)."""
 SKIPPED_HYPOTHESES = {"P_uniformly_continuous": "not used by the bound (the diameter argument needs only the weight "
-                      "lower bound)", "open_hemisphere": "evaluated by the bound itself (chart z, margin, late entry)"}
+                      "lower bound)", "open_hemisphere": "evaluated by the bound itself (chart z, margin, late entry)",
+                      "dim_at_least_2": "not used by the bound (its inequalities hold in Gram coordinates, in every "
+                      "dimension; d >= 2 matters only for 4.2's 'almost every start')"}
 
 
 @dataclass(frozen=True)
@@ -118,15 +120,31 @@ def _chart_identity() -> Verdict:
 
 
 def rational_tokens(system: AttentionSystem) -> list[list[Fraction]] | None:
+    """Rational tokens for the certificate: exact rational data, float data as the rationals they hold,
+    and a token of irrational exact data that is an algebraic multiple of a rational direction (one
+    the reader divided by its exact norm) as that direction scaled to within ``1e-24`` of the sphere:
+    the certificate's bounds are about the normalised tokens ``x/|x|`` (``NORM_TOL``).  None otherwise."""
     if system.tokens_exact is None:
         return [[Fraction(float(v)) for v in row] for row in system.tokens]
-    import sympy
+    from theorems.predicates._rational import rational_direction
 
-    M = system.tokens_exact
-    if not all(isinstance(v, (sympy.Rational, sympy.Float)) for v in M):
-        return None
-    q = lambda v: Fraction(float(v)) if isinstance(v, sympy.Float) else Fraction(int(v.p), int(v.q))  # noqa: E731
-    return [[q(M[i, j]) for j in range(M.cols)] for i in range(M.rows)]
+    out = []
+    for i in range(system.N):
+        q = rational_direction(system.tokens_exact.row(i))
+        if q is None:
+            return None
+        out.append(q if all(v.is_Rational for v in system.tokens_exact.row(i)) else _near_unit(q))
+    return out
+
+
+def _near_unit(q: list[Fraction]) -> list[Fraction]:
+    """``q / r`` with ``r`` a rational within ``1e-25`` (relative) of ``|q|``: a positive multiple of ``q``."""
+    import math
+
+    n2 = sum((v * v for v in q), Fraction(0))
+    scale = 10 ** 30
+    r = Fraction(math.isqrt(n2.numerator * scale ** 2 // n2.denominator), scale)
+    return [v / r for v in q]
 
 
 def _z_candidates(system: AttentionSystem) -> list[list[Fraction]]:
