@@ -1,7 +1,7 @@
 """Exact algebra for the metamorphic suite's ground truth (:mod:`metamorphic_truth`), issue 20.
 
 Imports nothing from the project: only ``fractions.Fraction``, ``sympy`` and ``itertools``.  Every
-number is read *as written* (SPEC §8): an int is exact, a JSON float is the binary rational
+number is read *as written* (docs/model.md §8): an int is exact, a JSON float is the binary rational
 ``Fraction(x)`` it denotes, a string is the exact number it spells (``"0.1"`` is 1/10).  Every
 decision here is exact (rational elimination, Sturm counts, root isolation by bisection with exact
 tie tests); nothing is rounded and no tolerance decides.

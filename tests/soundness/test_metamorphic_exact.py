@@ -1,5 +1,5 @@
 """Metamorphic soundness suite for issue 20 ("Soundness III"): exact input is never rounded because a
-JSON float stands next to it (SPEC §8, docs/format.md "Numbers").
+JSON float stands next to it (docs/model.md §8, docs/format.md "Numbers").
 
 For each of the generated instances (:mod:`metamorphic_families`, :mod:`metamorphic_families_more`;
 exact strings such as ``"1 + 1/10^30"``, ``"5/13"`` or huge-denominator fractions next to floats

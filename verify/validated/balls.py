@@ -30,7 +30,7 @@ def exact_ball(x: float | Fraction) -> arb:
     out = arb(fmpq(q.numerator, q.denominator))
     if not out.is_exact():  # more bits than the working precision: keep it exact anyway
         man, den = q.numerator, q.denominator.bit_length() - 1
-        out = arb(man) * arb(2) ** (-den)
+        out = arb(man) / ipow(arb(2), den)
     return out
 
 
@@ -53,12 +53,25 @@ def unit_interval_times(h: arb) -> arb:
     return span(arb(0), h)
 
 
+def ipow(x: arb, n: int) -> arb:
+    """``x^n`` for an integer ``n >= 0`` by repeated multiplication.  (python-flint's ``x ** n``
+    returns NaN for a ball centred at 0 with a positive radius, so it is never used on balls.)"""
+    out, base = arb(1), x
+    while n:
+        if n & 1:
+            out = out * base
+        n >>= 1
+        if n:
+            base = base * base
+    return out
+
+
 def nonneg_power(s: arb, n: int) -> arb:
     """``{x^n : x in s}`` for a ball ``s`` of numbers ``>= 0`` (monotone, so the hull of the end powers)."""
     lo, hi = s.lower(), s.upper()
     if lo < 0:
         lo = arb(0)
-    return (lo ** n).union(hi ** n)
+    return ipow(lo, n).union(ipow(hi, n))
 
 
 def field_data(field: Field) -> tuple[tuple[arb_mat, arb_mat, arb_mat | None], ...]:
@@ -91,7 +104,7 @@ def from_floats(values: np.ndarray) -> arb_mat:
     """Exact balls from float64 values (every float is a dyadic rational)."""
     values = np.asarray(values, dtype=float)
     r, c = values.shape
-    return arb_mat(r, c, [exact_ball(float(v)) for v in values.flat])
+    return arb_mat(r, c, [arb(v) for v in values.flat.__array__().tolist()])  # arb(float) is exact
 
 
 def radius_upper(x: arb) -> float:
@@ -186,5 +199,5 @@ def _fraction(x: arb) -> Fraction:
 
 __all__ = ["all_finite", "ball", "centered", "contains_interior", "diag", "exact_ball", "field_data", "flat",
            "from_floats", "identity", "inflate", "initial_box", "interval_lower", "interval_upper", "intersect",
-           "is_identity", "matrix", "max_width", "mid_floats", "midpoint", "nonneg_power", "radius_upper", "rows", "span",
+           "is_identity", "ipow", "matrix", "max_width", "mid_floats", "midpoint", "nonneg_power", "radius_upper", "rows", "span",
            "unflat", "unit_interval_times"]

@@ -34,6 +34,7 @@ from .step import validated_step
 log = logging.getLogger(__name__)
 
 
+
 def integrate_validated(field: Field | Sequence[tuple[object, Field]], tokens: Tokens,
                         t_end: object | None = None, *,
                         options: ValidatedOptions | None = None) -> ValidatedTrajectory:
@@ -83,8 +84,8 @@ def integrate_validated(field: Field | Sequence[tuple[object, Field]], tokens: T
                 times.append(t1)
                 log.debug("step %d: t = %s, h = %.4g, width %.3g", len(steps), float(t1), float(out.h), width)
                 S, t = out.new, t1
-                if out.h < seg_end - (t - out.h):
-                    hint = float(out.h)
+                if t < seg_end:  # a step cut at a boundary says nothing about the next one
+                    hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
                 if math.isinf(width) or math.isnan(width):
                     status = ValidatedStatus.NOT_FINITE
                 elif width > opts.max_width:

@@ -32,15 +32,16 @@ class ValidatedOptions:
     """``order``: Taylor order ``K`` of the solution (remainder of order ``K + 1``);
     ``jacobian_order``: order ``m`` of the step Jacobian's expansion (its remainder is of order
     ``m + 1``, evaluated over the a-priori box); ``tol``: target width of the Lagrange remainder
-    of one step; ``jacobian_tol``: target width of the Jacobian remainder; ``max_step`` and
+    of one step; ``jacobian_tol``: target of the Jacobian remainder's largest absolute row sum (the
+relative growth of the width it may cause in one step); ``max_step`` and
     ``min_step``: bounds on the step; ``step``: a fixed step (no adaptation; the last step of a
     segment is cut to its end); ``max_steps``; ``max_width``: the run stops (status
     ``WIDTH_LIMIT``) once some coordinate's enclosure is wider than this; ``prec``: bits."""
 
     order: int = 20
-    jacobian_order: int = 8
-    tol: float = 1e-18
-    jacobian_tol: float = 1e-7
+    jacobian_order: int = 3
+    tol: float = 1e-15
+    jacobian_tol: float = 1e-2
     max_step: float = 1.0
     min_step: float = 1e-6
     step: Fraction | None = None

@@ -1,6 +1,6 @@
 """Exact input of a validated run: the constant data of eq. 5 on one segment, layer stacks, tokens.
 
-A :class:`Field` is one constant instance of the right-hand side (paper eq. 5, SPEC.md §1)::
+A :class:`Field` is one constant instance of the right-hand side (paper eq. 5, docs/model.md §1)::
 
     dx_i/dt = Proj_{x_i}( sum_h sum_{j in M(i)} a^h_ij U^h x_j ),   Proj_x = I - x x^T,
     a^h_ij  = exp(beta <x_i, P^h x_j>) / sum_{l in M(i)} exp(beta <x_i, P^h x_l>),

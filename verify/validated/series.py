@@ -26,8 +26,6 @@ from typing import Sequence
 
 from flint import arb, arb_mat
 
-from .balls import diag
-
 Heads = Sequence[tuple[arb_mat, arb_mat, "arb_mat | None"]]
 
 
@@ -38,10 +36,20 @@ def mask_positions(N: int, causal: bool) -> list[int]:
 
 def square(values: Sequence[arb], positions: Sequence[int], N: int) -> arb_mat:
     """An ``N x N`` matrix with ``values`` at ``positions`` and exact zeros elsewhere."""
-    out = [arb(0)] * (N * N)
+    if len(positions) == N * N:
+        return arb_mat(N, N, values)
+    out = [0] * (N * N)
     for p, v in zip(positions, values):
         out[p] = v
     return arb_mat(N, N, out)
+
+
+def diagonal(values: Sequence[arb]) -> arb_mat:
+    n = len(values)
+    D = arb_mat(n, n)
+    for i, v in enumerate(values):
+        D[i, i] = v
+    return D
 
 
 class HeadSeries:
@@ -49,7 +57,6 @@ class HeadSeries:
 
     def __init__(self) -> None:
         self.Yt: list[arb_mat] = []     # (X_k (beta P)^T)^T, d x N
-        self.Yp: list[arb_mat] = []     # X_k beta P, N x d (used by the tangent recurrences)
         self.mS: list[list[arb]] = []   # k * S_k on the mask
         self.e: list[list[arb]] = []    # E_k on the mask
         self.E: list[arb_mat] = []      # E_k, N x N
@@ -75,7 +82,7 @@ class Series:
         self.Gs: list[arb_mat] = []
         self.Gst: list[arb_mat] = []
         self.Rd: list[arb_mat] = []
-        self.ones = arb_mat(self.N, 1, [arb(1)] * self.N)
+        self.ones = arb_mat(self.N, 1, [1] * self.N)
 
     @property
     def order(self) -> int:
@@ -88,11 +95,10 @@ class Series:
 
     def _next(self) -> None:
         k = self.order
-        X, N = self.X, self.N
+        X, N, one = self.X, self.N, arb(1)
         Gs = None
-        for (Bt, Bn, Ut), st in zip(self.heads, self.hs):
+        for (Bt, _Bn, Ut), st in zip(self.heads, self.hs):
             st.Yt.append((X[k] * Bt).transpose())
-            st.Yp.append(X[k] * Bn)
             S = X[0] * st.Yt[k]
             for m in range(1, k + 1):
                 S += X[m] * st.Yt[k - m]
@@ -106,14 +112,14 @@ class Series:
                 acc = [a * b for a, b in zip(st.mS[1], st.e[k - 1])]
                 for m in range(2, k + 1):
                     acc = [u + a * b for u, a, b in zip(acc, st.mS[m], st.e[k - m])]
-                inv_k = arb(1) / k
+                inv_k = one / k
                 e = [u * inv_k for u in acc]
             st.e.append(e)
             st.E.append(square(e, pos, N))
             Z = (st.E[k] * self.ones).entries()
-            st.Zd.append(diag(Z))
+            st.Zd.append(diagonal(Z))
             if k == 0:
-                st.invZ0 = diag([1 / z for z in Z])
+                st.invZ0 = diagonal([one / z for z in Z])
             st.W.append(X[k] if Ut is None else X[k] * Ut)
             T = st.E[0] * st.W[k]
             for m in range(1, k + 1):
@@ -127,11 +133,11 @@ class Series:
         Rm = X[0] * self.Gst[k]
         for m in range(1, k + 1):
             Rm += X[m] * self.Gst[k - m]
-        self.Rd.append(diag([Rm[i, i] for i in range(N)]))
+        self.Rd.append(diagonal([Rm[i, i] for i in range(N)]))
         F = Gs - self.Rd[0] * X[k]
         for m in range(1, k + 1):
             F -= self.Rd[m] * X[k - m]
-        X.append(F * (arb(1) / (k + 1)))
+        X.append(F * (one / (k + 1)))
 
 
 def series(X0: arb_mat, heads: Heads, causal: bool, order: int) -> Series:
@@ -152,4 +158,4 @@ def horner(coeffs: Sequence[arb_mat], s: arb) -> arb_mat:
     return acc
 
 
-__all__ = ["Series", "field", "horner", "mask_positions", "series", "square"]
+__all__ = ["Series", "diagonal", "field", "horner", "mask_positions", "series", "square"]

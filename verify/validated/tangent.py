@@ -25,8 +25,7 @@ from typing import Sequence
 
 from flint import arb, arb_mat
 
-from .balls import diag, identity
-from .series import Series, horner, square
+from .series import Series, diagonal as diag, horner, square
 
 
 class _HeadTangent:
@@ -120,19 +119,4 @@ def _columns(cols: Sequence[arb_mat]) -> arb_mat:
     return arb_mat(len(flat_cols[0]), n, [x for row in zip(*flat_cols) for x in row])
 
 
-def gronwall_box(DF: arb_mat, h: arb) -> arb_mat:
-    """An enclosure of ``V(s)``, ``s in [0, h]``, for ``V' = A(s) V``, ``V(0) = I`` with every
-    ``A(s)`` in the interval matrix ``DF``: ``|V(s) - I|_max <= ||V(s) - I||_inf <= exp(h mu) - 1``,
-    ``mu = max_p sum_q |DF_pq|`` (Gronwall)."""
-    n = DF.nrows()
-    ent = DF.entries()
-    mu = arb(0)
-    for p in range(n):
-        row = sum((ent[p * n + q].abs_upper() for q in range(n)), arb(0))
-        mu = mu.max(row)
-    omega = ((h * mu).exp() - 1).abs_upper()
-    spread = arb(0, omega)
-    return identity(n) + arb_mat(n, n, [spread] * (n * n))
-
-
-__all__ = ["Tangent", "gronwall_box"]
+__all__ = ["Tangent"]
