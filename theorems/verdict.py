@@ -26,6 +26,19 @@ class ExitCode(enum.IntEnum):
     CERT_INVALID = 5
     """``verify recheck``: a well-formed certificate whose exact re-check fails (proves and refutes nothing)."""
 
+    @property
+    def meaning(self) -> str:
+        return _MEANING[self]
+
+
+_MEANING = {ExitCode.OK: "holds / certified", ExitCode.CRASH: "crash",
+            ExitCode.USAGE: "bad input or usage (a message naming the field or option)",
+            ExitCode.REFUTED: "refuted", ExitCode.INCONCLUSIVE: "inconclusive",
+            ExitCode.CERT_INVALID: "certificate invalid (verify recheck: the certificate proves nothing)"}
+VERDICT_EXIT = {"holds": ExitCode.OK, "fails": ExitCode.REFUTED, "unknown": ExitCode.INCONCLUSIVE,
+                "certificate_invalid": ExitCode.CERT_INVALID}
+"""The exit code each verdict of a report carries."""
+
 
 class Status(enum.Enum):
     HOLDS = "holds"
@@ -35,7 +48,7 @@ class Status(enum.Enum):
     @property
     def exit_code(self) -> int:
         """CLI exit code carried by the verdict: 0 holds, 3 fails (refuted), 4 unknown."""
-        return {Status.HOLDS: ExitCode.OK, Status.FAILS: ExitCode.REFUTED, Status.UNKNOWN: ExitCode.INCONCLUSIVE}[self]
+        return VERDICT_EXIT[self.value]
 
 
 @dataclass(frozen=True)

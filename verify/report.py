@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from theorems.verdict import VERDICT_EXIT as _VERDICT_EXIT
+
 SCHEMA_VERSION = "1"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
          "reproduce", "depth", "error")
 VERDICTS = ("holds", "fails", "unknown", "certificate_invalid")
-VERDICT_EXIT = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5}
-"""The CLI exit code each verdict carries (theorems.verdict.ExitCode)."""
+VERDICT_EXIT = {verdict: int(code) for verdict, code in _VERDICT_EXIT.items()}
+"""The CLI exit code each verdict carries (the one table: theorems.verdict.ExitCode)."""
 
 
 def schema_path(kind: str) -> Path:

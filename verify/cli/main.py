@@ -18,6 +18,7 @@ import re
 import sys
 
 from theorems.errors import ConsensusVerifyError
+from theorems.verdict import ExitCode
 
 from .common import EXIT_CRASH, EXIT_USAGE, UsageError
 
@@ -87,8 +88,7 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
-EXIT_CODES = ("exit codes: 0 holds / certified, 1 crash, 2 bad input or usage (a message naming the field or option), "
-              "3 refuted, 4 inconclusive, 5 certificate invalid (verify recheck: the certificate proves nothing).")
+EXIT_CODES = "exit codes: " + ", ".join(f"{int(c)} {c.meaning}" for c in ExitCode) + "."
 EPILOG = (EXIT_CODES + " "
           "Commands that write files refuse to replace an existing file without --force, and never write to a "
           "directory, device, FIFO or symbolic link given as a file.")
