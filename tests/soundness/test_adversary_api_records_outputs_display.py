@@ -124,7 +124,7 @@ def no_work(monkeypatch):
     monkeypatch.setattr(verify._sos.prove, "prove_nonnegative", boom)
     monkeypatch.setattr(verify._sos.lyapunov, "find_lyapunov", boom)
     monkeypatch.setattr(verify._theorem.check, "check_theorem", boom)
-    monkeypatch.setattr(verify.depth, "certify_depth", boom)
+    monkeypatch.setattr(verify._depth, "certify_depth", boom)
     monkeypatch.setattr(api_sim, "_integrate", boom)
 
 

@@ -207,8 +207,10 @@ def _hypotheses(theorem_id, system) -> tuple[Verdict, ...]:
 
 
 def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model: str = "ode",
-                  tau: Fraction | None = None, *, simulate: bool = True, entry_budget: int = 64) -> DepthReport:
-    """Certify ``T(eps)`` / ``L(eps)`` for result ``3.2`` or ``4.2`` on ``system`` (see module doc)."""
+                  tau: Fraction | None = None, *, simulate: bool = True, entry_budget: int = 64,
+                  tight: bool = True) -> DepthReport:
+    """Certify ``T(eps)`` / ``L(eps)`` for result ``3.2`` or ``4.2`` on ``system`` (see module doc); for the
+    ODE, ``tight`` adds the two-sided window ``[T_low, T_high]`` of a validated enclosure (:mod:`.tight`)."""
     start = time.perf_counter()
     if theorem_id not in ("3.2", "4.2"):
         raise InvalidInput("ID", "'3.2' or '4.2' (verify depth certifies these two results)", theorem_id)
@@ -316,6 +318,11 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         b = float(Fraction(der["bound"]))
         ev = (ode_observed(system, float(eps), b) if model == "ode"
               else layers_observed(system, float(eps), float(tau), int(der["bound"])))
+    if model == "ode" and tight:
+        from .tight import tight_window
+
+        hint = None if ev is None else ev.get("observed")
+        extra["window"] = tight_window(theorem_id, system, tokens, eps, hint).to_json()
     why = (f"certified: {'t' if model == 'ode' else 'layer k'} >= {der['bound']} implies the metric <= {eps}"
            + (f" (late entry: the first {der['L0']} layers enclosed in arb balls, an open hemisphere proved at "
               f"layer {der['L0']}, then {der['layers_after']} more by the contraction bound)" if late else ""))

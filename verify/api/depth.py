@@ -125,6 +125,12 @@ def depth_text(payload: dict[str, Any], tau_defaulted: bool) -> str:
         lines.append(f"certified rate: {payload['rate']} (~{float(Fraction(payload['rate'])):.6g}) per "
                      f"{'unit time' if payload['model'] == 'ode' else 'layer'}")
         lines.append(f"claim: {payload['claim']}")
+    w = payload.get("window")
+    if w:
+        show = lambda q: "not proved" if q is None else f"{q} (~{float(Fraction(q)):.6g})"  # noqa: E731
+        lines.append(f"certified window (validated enclosure, {w['steps']} steps, {w['seconds']} s): "
+                     f"T_low = {show(w['T_low'])}, T_high = {show(w['T_high'])}")
+        lines.append(f"  {w['reason']}")
     t2 = payload.get("token2")
     if t2:
         lines.append(f"token 2 alone (any a(0) > -1): T_2(eps) = {t2['bound']} (~{float(Fraction(t2['bound'])):.6g})")

@@ -1,19 +1,31 @@
-"""A-priori enclosure of the solution over one step (Picard–Lindelöf in arb balls).
+"""A-priori enclosure of the solution over one step, proved in arb balls.
 
-**Lemma** (Lohner 1987, Lemma 1; the Picard–Lindelöf argument).  Let ``Y`` be a box, ``h > 0``
-and ``B`` a box with ``Y + [0, h] F(B) ⊂ int B``, where ``F(B)`` is an interval enclosure of the
-field over ``B``.  Then for every ``y`` in ``Y`` the solution of ``x' = F(x)``, ``x(0) = y``
-exists on ``[0, h]`` and stays in ``B``.  Moreover ``x(t) = y + int_0^t F(x) in Y + [0, h] F(B)``,
-so the image ``B' = Y + [0, h] F(B)`` (contained in ``B``) is again an enclosure, and so is
-``B' ∩ (Y + [0, h] F(B'))``; :func:`picard_box` applies these two refinements.
+**Lemma 1** (Lohner 1987; the Picard–Lindelöf argument).  Let ``Y`` be a box, ``h > 0`` and ``B``
+a box with ``Y + [0, h] F(B) ⊂ int B``, where ``F(B)`` encloses the field on ``B``.  Then for every
+``y`` in ``Y`` the solution of ``x' = F(x)``, ``x(0) = y`` exists on ``[0, h]`` and stays in ``B``.
+Moreover ``x(t) = y + int_0^t F(x) in Y + [0, h] F(B)``, so ``B' = Y + [0, h] F(B)`` is again an
+enclosure, and so is ``B' ∩ (Y + [0, h] F(B'))``: :func:`picard_box`.  ``F(B)`` is the mean-value
+form intersected with the natural extension (:func:`~.jacobian.centered_field`).
 
-``F(B)`` is the mean-value form intersected with the natural extension
-(:func:`~.jacobian.centered_field`); the candidate boxes are float-inflated proposals, and only
-the containment test, done in arb with ``contains_interior``, decides.  ``F`` is the autonomous
-field of one segment (constant ``P``, ``U``, ``beta``).
+**Lemma 2** (high-order enclosure; Nedialkov, Jackson & Pryce, *Reliable Computing* 7, 2001).  Let
+``X_j(Y)`` enclose the Taylor coefficients of the solutions through ``Y`` (:mod:`.series`) and
+``C = sum_{j<=q} [0, h]^j X_j(Y) + [0, h]^{q+1} X_{q+1}(B) ⊂ int B``.  Then every solution from
+``Y`` exists on ``[0, h]`` and stays in ``C``: :func:`taylor_box`.  *Proof.*  ``F`` is analytic on
+all of ``R^{N d}`` (the softmax denominators are positive).  Let ``T*`` be the supremum of the
+``t <= h`` such that the solution exists on ``[0, t]`` with values in ``B``; ``T* > 0`` because
+``y in Y ⊂ C ⊂ int B``.  For ``t < T*``, Taylor's formula with Lagrange remainder, component by
+component, gives ``x(t) = sum_{j<=q} t^j X_j(y) + t^{q+1} X_{q+1}(x(xi))`` with ``xi in [0, t]``
+(the ``(q+1)``-th coefficient of the autonomous flow restarted at ``x(xi)``) and ``x(xi) in B``,
+so ``x(t) in C``.  If ``T* < h``, the solution, confined to the compact ``C``, extends past
+``T*`` with ``x(T*) in C ⊂ int B``, hence stays in ``B`` a little longer: a contradiction.  So
+``T* = h``, and ``x(h) in C`` by continuity.  ∎
 
-Not guaranteed: that a box is found (it fails when ``h`` is too large for the Lipschitz constant
-of ``F``); the caller then shrinks the step.
+The candidate boxes are float-inflated proposals; only the containment tests, done in arb with
+``contains_interior``, decide.  ``F`` is the autonomous field of one segment (constant ``P``,
+``U``, ``beta``).
+
+Not guaranteed: that a box is found (it fails when ``h`` is too large for the field's Lipschitz
+constant or its Taylor coefficients over ``B``); the caller then shrinks the step.
 """
 from __future__ import annotations
 

@@ -22,18 +22,6 @@ def ball(q: Fraction | int) -> arb:
     return arb(fmpq(q.numerator, q.denominator))
 
 
-def exact_ball(x: float | Fraction) -> arb:
-    """An exact (radius-0) ball; ``x`` must be a float or a dyadic rational (what floats propose)."""
-    q = Fraction(x)
-    if q.denominator & (q.denominator - 1):
-        raise ValueError("exact_ball needs a dyadic rational")
-    out = arb(fmpq(q.numerator, q.denominator))
-    if not out.is_exact():  # more bits than the working precision: keep it exact anyway
-        man, den = q.numerator, q.denominator.bit_length() - 1
-        out = arb(man) / ipow(arb(2), den)
-    return out
-
-
 def matrix(rows: Sequence[Sequence[Fraction]], scale: Fraction = Fraction(1)) -> arb_mat:
     r, c = len(rows), len(rows[0])
     return arb_mat(r, c, [ball(scale * v) for row in rows for v in row])
@@ -74,13 +62,10 @@ def nonneg_power(s: arb, n: int) -> arb:
     return ipow(lo, n).union(ipow(hi, n))
 
 
-def field_data(field: Field) -> tuple[tuple[arb_mat, arb_mat, arb_mat | None], ...]:
-    """Per head ``((beta P)^T, beta P, U^T or None for U = I)`` as ball matrices."""
-    out = []
-    for P, U in zip(field.P, field.U):
-        bp = matrix(P, field.beta)
-        out.append((bp.transpose(), bp, None if is_identity(U) else matrix(U).transpose()))
-    return tuple(out)
+def field_data(field: Field) -> tuple[tuple[arb_mat, arb_mat | None], ...]:
+    """Per head ``((beta P)^T, U^T or None for U = I)`` as ball matrices."""
+    return tuple((matrix(P, field.beta).transpose(), None if is_identity(U) else matrix(U).transpose())
+                 for P, U in zip(field.P, field.U))
 
 
 def initial_box(tokens: Tokens) -> tuple[arb_mat, arb]:
@@ -130,12 +115,21 @@ def contains_interior(outer: arb_mat, inner: arb_mat) -> bool:
 
 
 def intersect(a: arb_mat, b: arb_mat) -> arb_mat:
-    """Entrywise intersection of two enclosures of the same quantity.  Two enclosures of one
-    value always overlap; disjoint ones mean a bug, reported as ``ArithmeticError``."""
-    try:
-        return arb_mat(a.nrows(), a.ncols(), [x.intersection(y) for x, y in zip(a.entries(), b.entries())])
-    except ValueError:
-        raise ArithmeticError("disjoint enclosures of one quantity (an unsound computation)") from None
+    """Entrywise intersection of two enclosures of the same quantity (a non-finite entry carries no
+    information: the other one is kept).  Two enclosures of one value always overlap; disjoint
+    finite ones mean a bug, reported as ``ArithmeticError``."""
+    out = []
+    for x, y in zip(a.entries(), b.entries()):
+        if not x.is_finite():
+            out.append(y)
+        elif not y.is_finite():
+            out.append(x)
+        else:
+            try:
+                out.append(x.intersection(y))
+            except ValueError:
+                raise ArithmeticError("disjoint enclosures of one quantity (an unsound computation)") from None
+    return arb_mat(a.nrows(), a.ncols(), out)
 
 
 def inflate(M: arb_mat, rel: float, absolute: float) -> arb_mat:
@@ -182,22 +176,6 @@ def identity(n: int) -> arb_mat:
     return diag([arb(1)] * n)
 
 
-def interval_upper(x: arb) -> Fraction:
-    """An exact rational ``>= every point of x``."""
-    return _fraction(x.upper())
-
-
-def interval_lower(x: arb) -> Fraction:
-    return _fraction(x.lower())
-
-
-def _fraction(x: arb) -> Fraction:
-    man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
-
-
-__all__ = ["all_finite", "ball", "centered", "contains_interior", "diag", "exact_ball", "field_data", "flat",
-           "from_floats", "identity", "inflate", "initial_box", "interval_lower", "interval_upper", "intersect",
-           "is_identity", "ipow", "matrix", "max_width", "mid_floats", "midpoint", "nonneg_power", "radius_upper", "rows", "span",
-           "unflat", "unit_interval_times"]
+__all__ = ["all_finite", "ball", "centered", "contains_interior", "diag", "field_data", "flat", "from_floats",
+           "identity", "inflate", "initial_box", "intersect", "ipow", "is_identity", "matrix", "max_width",
+           "mid_floats", "midpoint", "nonneg_power", "radius_upper", "rows", "span", "unflat", "unit_interval_times"]

@@ -34,7 +34,6 @@ from .step import validated_step
 log = logging.getLogger(__name__)
 
 
-
 def integrate_validated(field: Field | Sequence[tuple[object, Field]], tokens: Tokens,
                         t_end: object | None = None, *,
                         options: ValidatedOptions | None = None) -> ValidatedTrajectory:

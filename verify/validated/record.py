@@ -35,7 +35,8 @@ class ValidatedStatus(enum.Enum):
         return {
             ValidatedStatus.SUCCESS: "the enclosure reached the end of the horizon",
             ValidatedStatus.WIDTH_LIMIT: "stopped: some coordinate's enclosure grew wider than max_width; "
-                                         "raise prec or order, lower tol, or shorten the horizon",
+                                         "shorten the horizon (or the number of layers), raise prec, or for "
+                                         "eq. 5 raise order and lower tol",
             ValidatedStatus.STEP_TOO_SMALL: "stopped: no a-priori enclosure with a step above min_step "
                                             "(the boxes are too wide or the field too stiff); lower min_step or "
                                             "start from narrower boxes",
@@ -65,8 +66,10 @@ class ValidatedStats:
 @dataclass(frozen=True, eq=False)
 class StepEnclosure:
     """One accepted step ``[t0, t1]`` of segment ``segment``: ``tube`` encloses every token at
-    every time of the step, ``end`` at ``t1``.  ``width`` is the largest width in ``end``;
-    ``remainder`` and ``jacobian_remainder`` the widths of the two Lagrange remainders."""
+    every time of the step, ``end`` at ``t1``.  ``width`` is the largest width in ``end``,
+    ``tube_width`` in ``tube``; ``remainder`` is the width of the Lagrange remainder of the
+    solution, ``jacobian_remainder`` the largest absolute row sum of the step Jacobian's one.
+    :meth:`at` encloses the tokens at any time (or sub-interval) of the step from ``dense``."""
 
     t0: Fraction
     t1: Fraction
@@ -81,7 +84,9 @@ class StepEnclosure:
     prec: int
 
     def at(self, t: Fraction | tuple[Fraction, Fraction]) -> Enclosure:
-        """Enclosure at the time ``t`` (or over the interval ``(lo, hi)``) inside the step."""
+        """Enclosure at the time ``t`` (or over every time of the interval ``(lo, hi)``) inside the
+        step: ``Dense.at`` on the ball ``[lo - t0, hi - t0]`` (clipped at 0: the true offset is
+        ``>= 0``), at the step's precision."""
         lo, hi = (t, t) if not isinstance(t, tuple) else t
         lo, hi = Fraction(lo), Fraction(hi)
         if not self.t0 <= lo <= hi <= self.t1:

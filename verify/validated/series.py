@@ -26,7 +26,8 @@ from typing import Sequence
 
 from flint import arb, arb_mat
 
-Heads = Sequence[tuple[arb_mat, arb_mat, "arb_mat | None"]]
+Heads = Sequence[tuple[arb_mat, "arb_mat | None"]]
+"""Per head ``((beta P)^T, U^T)`` as ball matrices (``U^T = None`` for ``U = I``), from :func:`~.balls.field_data`."""
 
 
 def mask_positions(N: int, causal: bool) -> list[int]:
@@ -97,7 +98,7 @@ class Series:
         k = self.order
         X, N, one = self.X, self.N, arb(1)
         Gs = None
-        for (Bt, _Bn, Ut), st in zip(self.heads, self.hs):
+        for (Bt, Ut), st in zip(self.heads, self.hs):
             st.Yt.append((X[k] * Bt).transpose())
             S = X[0] * st.Yt[k]
             for m in range(1, k + 1):

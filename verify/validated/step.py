@@ -4,7 +4,8 @@ Given the set ``S_k = {xhat + A r}`` with hull ``Y`` (:class:`~.lohner.LohnerSet
 (an exact rational; floats only propose it) and ``phi_s`` the flow of one segment:
 
 1. **A-priori box** ``B`` with ``phi_s(y) in B`` for all ``s in [0, h]``, ``y in Y``
-   (:func:`~.apriori.picard_box`, Picard–Lindelöf), and ``DF`` enclosing the field's Jacobian on ``B``.
+   (:func:`~.apriori.taylor_box`, the high-order test, else :func:`~.apriori.picard_box`,
+   Picard–Lindelöf), and ``DF`` enclosing the field's Jacobian on ``B``.
 2. **Point part.**  ``phi_h(xhat) = sum_{j<=K} h^j X_j(xhat) + h^{K+1} X_{K+1}(x(xi))`` for each
    component with some ``xi in [0, h]`` (Taylor–Lagrange) and ``x(xi) in B``, so
    ``phi_h(xhat) in T_K(xhat; h) + h^{K+1} X_{K+1}(B)`` (coefficients in balls, :mod:`.series`).
@@ -22,8 +23,9 @@ Given the set ``S_k = {xhat + A r}`` with hull ``Y`` (:class:`~.lohner.LohnerSet
    ``B ∩ (T_K(xhat; [0, h]) + [0, h]^{K+1} X_{K+1}(B) + W (Y - xhat))``; at ``t_k + s``, :meth:`Dense.at`.
 
 Steps whose remainder is wider than 100 times ``tol``, or whose Jacobian remainder can amplify the
-width by more than ``10 jacobian_tol`` (its largest absolute row sum), are retried with a smaller ``h``.  Not guaranteed: progress (the step can
-shrink below ``min_step``; the run then stops with a status saying so).
+width by more than ``10 jacobian_tol`` (its largest absolute row sum), are retried with a smaller
+``h``; a fixed ``step`` is never retried.  Not guaranteed: progress (the step can shrink below
+``min_step``; the run then stops with a status saying so).
 """
 from __future__ import annotations
 
@@ -163,7 +165,7 @@ def validated_step(S: LohnerSet, N: int, d: int, heads: Heads, causal: bool, h_l
         W = gronwall_box(DF, hb)
         W = refined_w(W, tx.combination(span, m), D, nonneg_power(span, m + 1))
         Rm = jacobian_remainder(D, W, hpow)
-        jw = max(float(g) for g in row_abs_sums(Rm))
+        jw = max(float(g) if g.is_finite() else math.inf for g in row_abs_sums(Rm))
         if not fixed and jw > JAC_REJECT * opts.jacobian_tol:
             rejected += 1
             proposal = float(h) * _factor(opts.jacobian_tol, jw, m + 1)

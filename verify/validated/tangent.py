@@ -69,7 +69,7 @@ class Tangent:
         b = self.base
         X, dX, N = b.X, u.dX, b.N
         dGs = None
-        for (Bt, _Bn, Ut), st, tt in zip(b.heads, b.hs, u.hs):
+        for (Bt, Ut), st, tt in zip(b.heads, b.hs, u.hs):
             tt.dYt.append((dX[k] * Bt).transpose())
             dS = dX[0] * st.Yt[k] + X[0] * tt.dYt[k]
             for m in range(1, k + 1):

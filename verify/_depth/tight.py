@@ -1,0 +1,152 @@
+"""A tight, two-sided depth window for the ODE (eq. 5) from a validated enclosure of the trajectory.
+
+The closed-form bounds of :mod:`.bounds` hold for every start but are loose by about
+``exp(2 beta p)``.  Here the actual trajectory is enclosed (:mod:`verify.validated`: arb balls,
+Taylor models with a rigorous remainder, Lohner's wrapping control), and
+
+* ``T_low``: a time at which the enclosure proves ``metric > eps``; so the settling time
+  ``T* = inf{T : metric(t) <= eps for all t >= T}`` is ``> T_low``;
+* ``T_high``: a time from which the metric is ``<= eps`` for **all** later times:
+
+  - ``4.2`` (causal, ``U^h = I``): the cap ``max_i (1 - <x_1, x_i>) = 1 - min_i <x_1, x_i>`` never
+    increases once ``min_i <x_1, x_i> > 0`` (the hemisphere-invariance certificate with ``z = x_1``,
+    which never moves).  ``T_high`` is the start of the window on which the enclosure proves
+    ``cap <= eps`` up to its last step (:func:`verify.validated.depth_window`); monotonicity carries
+    it to every later time.
+  - ``3.2`` (full, ``U^h = I``): for a rational ``z`` with ``s_i = <z, x_i> > 0``, the chart
+    ``y_i = x_i / s_i`` follows a linear consensus protocol (the chart identity), so the chart
+    diameter ``D`` never increases and the hemisphere of ``z`` is invariant; and
+    ``1 - <x_i, x_j> <= Q = |z|^2 D^2 / 2`` (docs/depth.md, :mod:`.bounds`).  ``T_high`` is the first
+    step end at which the enclosure proves ``Q <= eps`` (``z`` proposed by the enclosure's
+    midpoints, then every inequality checked in arb).
+
+Only constant rational ``P^h`` and ``beta`` are enclosed here (layer stacks and ``P(t)`` keep the
+closed form).  The horizon is proposed by a float simulation (a hint); a run that does not prove
+both ends says why, and the closed-form bound stands alone.  Not guaranteed: that the window is
+found (wide enclosures, a budget); the report then says so.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, ctx
+
+from theorems.system import AttentionSystem
+
+MAX_STATES = 96
+"""Largest ``N d`` enclosed (N = 8, d = 8 takes about 30 s to t = 10 on 2 cores)."""
+MAX_SECONDS = 120.0
+
+
+@dataclass(frozen=True)
+class TightWindow:
+    T_low: Fraction | None
+    T_high: Fraction | None
+    reason: str
+    steps: int
+    reached: Fraction | None
+    final_width: float | None
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        show = lambda q: None if q is None else str(q)  # noqa: E731
+        return {"T_low": show(self.T_low), "T_high": show(self.T_high), "reason": self.reason, "steps": self.steps,
+                "reached": show(self.reached), "final_width": self.final_width, "seconds": round(self.seconds, 3),
+                "method": "validated enclosure of eq. 5 (verify.validated: arb Taylor models, Lohner QR), "
+                          "then " + ("the cap's monotonicity" if self.reason.startswith("4.2") else
+                                     "the chart diameter's monotonicity") + " for all later times"}
+
+
+def _data(system: AttentionSystem):
+    from theorems.matrices import ConstantMatrix
+    from theorems.predicates._rational import rational_matrix
+
+    from .certify import exact_beta
+
+    if not all(isinstance(h.P, ConstantMatrix) for h in system.heads):
+        return "P^h is not constant (the enclosure takes constant rational P^h)"
+    P = [rational_matrix(h.P) for h in system.heads]
+    beta = exact_beta(system)
+    if any(m is None for m in P) or not beta.is_Rational:
+        return "irrational P^h or beta (the enclosure takes rational data)"
+    return Fraction(int(beta.p), int(beta.q)), [tuple(tuple(r) for r in m) for m in P]
+
+
+def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
+                 horizon_hint: float | None) -> TightWindow:
+    """The window of the module docstring (``tokens``: the certificate's rational tokens)."""
+    from verify.validated import Field, Tokens, ValidatedOptions, depth_window, integrate_validated
+
+    start = time.perf_counter()
+    fail = lambda why: TightWindow(None, None, why, 0, None, None, time.perf_counter() - start)  # noqa: E731
+    if system.N * system.d > MAX_STATES:
+        return fail(f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)")
+    data = _data(system)
+    if isinstance(data, str):
+        return fail(data)
+    beta, P = data
+    field = Field(beta, tuple(P), None, "causal" if theorem_id == "4.2" else "full")
+    unit = all(sum(v * v for v in row) == 1 for row in tokens)
+    init = Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+    horizon = Fraction(max(1.0, 1.5 * (horizon_hint or 10.0) + 0.5)).limit_denominator(64)
+    window, traj = None, None
+    for attempt in range(2):
+        traj = integrate_validated(field, init, horizon, options=ValidatedOptions(max_steps=4000))
+        metric = "cap_first" if theorem_id == "4.2" else "diameter"
+        window = depth_window(traj, metric, eps)
+        t_high = _all_time_high(theorem_id, traj, window, eps)
+        if t_high is not None or time.perf_counter() - start > MAX_SECONDS / 2 or traj.reached < horizon:
+            break
+        horizon *= 2
+    t_high = _all_time_high(theorem_id, traj, window, eps)
+    seconds = time.perf_counter() - start
+    if window.T_low is None and t_high is None:
+        return TightWindow(None, None, f"{theorem_id}: the enclosure proved neither end ({window.reason}; "
+                           f"{traj.status.value}: {traj.message})", len(traj.steps), traj.reached, traj.final_width,
+                           seconds)
+    why = (f"{theorem_id}: the enclosure proves metric > eps at T_low"
+           + (" and metric <= eps from T_high on, for all later times" if t_high is not None else
+              f"; no all-time end was proved by t = {traj.reached} ({traj.message or traj.status.value})"))
+    return TightWindow(window.T_low, t_high, why, len(traj.steps), traj.reached, traj.final_width, seconds)
+
+
+def _all_time_high(theorem_id: str, traj, window, eps: Fraction) -> Fraction | None:
+    if not traj.steps:
+        return None
+    if theorem_id == "4.2":
+        return window.T_high  # cap <= eps < 1 there, so min_i <x_1, x_i> > 0 and the cap never increases again
+    for step in traj.steps:
+        if window.T_high is not None and step.t1 < window.T_high:
+            continue
+        if _chart_bound_proves(step.end, eps, traj.options.prec):
+            return step.t1
+    return None
+
+
+def _chart_bound_proves(X, eps: Fraction, prec: int) -> bool:
+    """``Q = |z|^2 max_ij |y_i - y_j|^2 / 2 <= eps`` with ``y_i = x_i / <z, x_i>``, ``<z, x_i> > 0``, for every
+    point of the boxes ``X``; ``z`` is the rational mean direction of the midpoints (a proposal)."""
+    with ctx.workprec(prec):
+        mids = [[Fraction(float(c.mid())) for c in row] for row in X]
+        z = [sum((r[k] for r in mids), Fraction(0)) for k in range(len(mids[0]))]
+        z = [Fraction(v).limit_denominator(10 ** 12) for v in z]
+        za = [arb(v.numerator) / v.denominator for v in z]
+        Z2 = sum((c * c for c in za), arb(0))
+        ys = []
+        for row in X:
+            s = sum((a * b for a, b in zip(za, row)), arb(0))
+            if not s > 0:
+                return False
+            ys.append([c / s for c in row])
+        worst = arb(0)
+        for i in range(len(ys)):
+            for j in range(i + 1, len(ys)):
+                worst = worst.max(sum(((a - b) * (a - b) for a, b in zip(ys[i], ys[j])), arb(0)))
+        Q = Z2 * worst / 2
+        return bool(Q <= arb(eps.numerator) / eps.denominator)
+
+
+__all__ = ["TightWindow", "tight_window"]
