@@ -290,6 +290,16 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         if isinstance(late, str):
             return done(Status.UNKNOWN, late, steps)
         best = late[:2]
+    if best is None and model == "ode" and tight:
+        from .tight import enclosure_only_window
+
+        late_window = enclosure_only_window(theorem_id, system, tokens, eps, simulate)
+        if late_window is not None:
+            extra["window"] = late_window.to_json()
+            steps.append(holds("validated_window", late_window.reason))
+            return done(Status.HOLDS, f"certified by the validated enclosure alone (late entry): t >= "
+                        f"{late_window.T_high} implies the metric <= {eps}; no closed-form bound applies at t = 0",
+                        steps, None, None, extra)
     if best is None:
         why = ("the tokens are not all in the open hemisphere around x_1 (some <x_1, x_i(0)> <= 0): no explicit "
                "bound is certified there" if theorem_id == "4.2" else

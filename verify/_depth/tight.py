@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import sympy
 from flint import arb, ctx
 
 from theorems.system import AttentionSystem
@@ -64,12 +65,12 @@ def _data(system: AttentionSystem):
     from theorems.matrices import ConstantMatrix
     from theorems.predicates._rational import rational_matrix
 
-    from .certify import exact_beta
-
     if not all(isinstance(h.P, ConstantMatrix) for h in system.heads):
         return "P^h is not constant (the enclosure takes constant rational P^h)"
     P = [rational_matrix(h.P) for h in system.heads]
-    beta = exact_beta(system)
+    beta = system.beta
+    if beta.has(sympy.Float):  # float data: the binary rational it holds
+        beta = sympy.Rational(beta)
     if any(m is None for m in P) or not beta.is_Rational:
         return "irrational P^h or beta (the enclosure takes rational data)"
     return Fraction(int(beta.p), int(beta.q)), [tuple(tuple(r) for r in m) for m in P]
@@ -149,4 +150,17 @@ def _chart_bound_proves(X, eps: Fraction, prec: int) -> bool:
         return bool(Q <= arb(eps.numerator) / eps.denominator)
 
 
-__all__ = ["TightWindow", "tight_window"]
+def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
+                          simulate: bool) -> TightWindow | None:
+    """The validated window when no closed form applies at ``t = 0`` (a late entry into the cap or
+    the chart hemisphere, proved by the enclosure itself), or None when it proves no all-time end."""
+    hint = None
+    if simulate:
+        from .evidence import ode_observed
+
+        hint = ode_observed(system, float(eps), 40.0).get("observed")
+    window = tight_window(theorem_id, system, tokens, eps, hint)
+    return window if window.T_high is not None else None
+
+
+__all__ = ["TightWindow", "enclosure_only_window", "tight_window"]
