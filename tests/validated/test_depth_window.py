@@ -71,3 +71,29 @@ def test_late_entry_is_certified_by_the_enclosure(theorem, tokens):
     low, high = Fraction(j["window"]["T_low"]), Fraction(j["window"]["T_high"])
     truth = _settling(system, 0.01, float(high) + 1)
     assert float(low) - 1e-4 <= truth <= float(high) + 1e-4
+
+
+@pytest.mark.parametrize("theorem, mask, tau, seed", [("4.2", "causal", Fraction(1), 0), ("4.2", "causal", Fraction(1, 2), 1),
+                                                      ("3.2", "full", Fraction(1), 2), ("3.2", "full", Fraction(1, 2), 3)])
+def test_layer_window_is_within_one_layer_of_the_truth(theorem, mask, tau, seed):
+    from verify._depth.evidence import layer_step, metric
+
+    rng = random.Random(seed)
+    tokens = []
+    while len(tokens) < 5:  # rational points of the upper hemisphere x_3 > 0 (inverse stereographic)
+        u = [Fraction(rng.randint(-8, 8), 8) for _ in range(2)]
+        s = sum(v * v for v in u)
+        if s < 1:
+            tokens.append([str(2 * v / (1 + s)) for v in u] + [str((1 - s) / (1 + s))])
+    P = [[f"{rng.randint(-4, 4)}/8" for _ in range(3)] for _ in range(3)]
+    data = {"d": 3, "beta": 1, "mask": mask, "heads": [{"P": P, "U": "identity"}], "tokens": tokens}
+    system = system_from_dict(data)
+    report = certify_depth(theorem, system, Fraction(1, 100), "layers", tau, simulate=False)
+    w = report.to_json()["window"]
+    low, high = int(Fraction(w["T_low"])), int(Fraction(w["T_high"]))
+    X, values = system.tokens / np.linalg.norm(system.tokens, axis=1, keepdims=True), []
+    for _ in range(high + 40):
+        values.append(float(metric(X[None], system.mask)[0]))
+        X = layer_step(X, system.P_at(0.0), 1.0, float(tau), mask == "causal")
+    truth = 1 + max(k for k, v in enumerate(values) if v > 0.01)  # the first layer after the last one above eps
+    assert low < truth <= high and high - truth <= 1, (low, truth, high)

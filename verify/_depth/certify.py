@@ -290,15 +290,16 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         if isinstance(late, str):
             return done(Status.UNKNOWN, late, steps)
         best = late[:2]
-    if best is None and model == "ode" and tight:
+    if best is None and tight:
         from .tight import enclosure_only_window
 
-        late_window = enclosure_only_window(theorem_id, system, tokens, eps, simulate)
+        late_window = enclosure_only_window(theorem_id, system, tokens, eps, simulate, model, tau)
         if late_window is not None:
             extra["window"] = late_window.to_json()
             steps.append(holds("validated_window", late_window.reason))
-            return done(Status.HOLDS, f"certified by the validated enclosure alone (late entry): t >= "
-                        f"{late_window.T_high} implies the metric <= {eps}; no closed-form bound applies at t = 0",
+            unit = "t >=" if model == "ode" else "layer k >="
+            return done(Status.HOLDS, f"certified by the validated enclosure alone (late entry): {unit} "
+                        f"{late_window.T_high} implies the metric <= {eps}; no closed-form bound applies at the start",
                         steps, None, None, extra)
     if best is None:
         why = ("the tokens are not all in the open hemisphere around x_1 (some <x_1, x_i(0)> <= 0): no explicit "
@@ -328,11 +329,12 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         b = float(Fraction(der["bound"]))
         ev = (ode_observed(system, float(eps), b) if model == "ode"
               else layers_observed(system, float(eps), float(tau), int(der["bound"])))
-    if model == "ode" and tight:
-        from .tight import tight_window
+    if tight:
+        from .tight import tight_layer_window, tight_window
 
         hint = None if ev is None else ev.get("observed")
-        extra["window"] = tight_window(theorem_id, system, tokens, eps, hint).to_json()
+        extra["window"] = (tight_window(theorem_id, system, tokens, eps, hint) if model == "ode" else
+                           tight_layer_window(theorem_id, system, tokens, eps, tau, hint)).to_json()
     why = (f"certified: {'t' if model == 'ode' else 'layer k'} >= {der['bound']} implies the metric <= {eps}"
            + (f" (late entry: the first {der['L0']} layers enclosed in arb balls, an open hemisphere proved at "
               f"layer {der['L0']}, then {der['layers_after']} more by the contraction bound)" if late else ""))

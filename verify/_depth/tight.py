@@ -151,16 +151,63 @@ def _chart_bound_proves(X, eps: Fraction, prec: int) -> bool:
 
 
 def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
-                          simulate: bool) -> TightWindow | None:
-    """The validated window when no closed form applies at ``t = 0`` (a late entry into the cap or
+                          simulate: bool, model: str = "ode", tau: Fraction | None = None) -> TightWindow | None:
+    """The validated window when no closed form applies at the start (a late entry into the cap or
     the chart hemisphere, proved by the enclosure itself), or None when it proves no all-time end."""
-    hint = None
-    if simulate:
-        from .evidence import ode_observed
+    if model == "layers":
+        window = tight_layer_window(theorem_id, system, tokens, eps, tau, None)
+    else:
+        hint = None
+        if simulate:
+            from .evidence import ode_observed
 
-        hint = ode_observed(system, float(eps), 40.0).get("observed")
-    window = tight_window(theorem_id, system, tokens, eps, hint)
+            hint = ode_observed(system, float(eps), 40.0).get("observed")
+        window = tight_window(theorem_id, system, tokens, eps, hint)
     return window if window.T_high is not None else None
 
 
-__all__ = ["TightWindow", "enclosure_only_window", "tight_window"]
+MAX_LAYERS = 2000
+
+
+def tight_layer_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
+                       tau: Fraction, layers_hint: int | None) -> TightWindow:
+    """The window ``[L_low, L_high]`` of the layer map (eq. 4) from a validated layer-by-layer
+    enclosure: the metric is proved ``> eps`` after ``L_low`` layers and ``<= eps`` after ``L_high``
+    and every later layer (4.2: the cap never increases under the layer map once every
+    ``<x_1, x_i> > 0``, ``x_1`` being fixed; 3.2: the chart diameter never increases, each layer being
+    a stochastic matrix in the chart)."""
+    from verify.validated import Field, Tokens, iterate_layers, layer_window
+
+    start = time.perf_counter()
+    fail = lambda why: TightWindow(None, None, why, 0, None, None, time.perf_counter() - start)  # noqa: E731
+    if system.N * system.d > MAX_STATES:
+        return fail(f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)")
+    data = _data(system)
+    if isinstance(data, str):
+        return fail(data)
+    beta, P = data
+    field = Field(beta, tuple(P), None, "causal" if theorem_id == "4.2" else "full")
+    unit = all(sum(v * v for v in row) == 1 for row in tokens)
+    init = Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+    layers = min(MAX_LAYERS, max(8, 2 * (layers_hint or 50) + 4))
+    traj = iterate_layers(field, init, tau, layers)
+    metric = "cap_first" if theorem_id == "4.2" else "diameter"
+    window = layer_window(traj.enclosures, metric, eps, traj.options.prec)
+    high = None
+    if window.T_high is not None:
+        if theorem_id == "4.2":
+            high = window.T_high
+        else:
+            high = next((Fraction(k) for k in range(int(window.T_high), len(traj.enclosures))
+                         if _chart_bound_proves(traj.enclosures[k], eps, traj.options.prec)), None)
+    seconds = time.perf_counter() - start
+    if high is None:
+        return TightWindow(window.T_low, None, f"{theorem_id}: no all-layer end proved within {traj.layers} layers "
+                           f"({window.reason}; {traj.message or traj.status.value})", traj.layers, Fraction(traj.layers),
+                           traj.widths[-1] if traj.widths else None, seconds)
+    return TightWindow(window.T_low, high, f"{theorem_id}: the enclosure proves metric > eps after L_low layers and "
+                       "metric <= eps after L_high layers and every later one", traj.layers, Fraction(traj.layers),
+                       traj.widths[-1] if traj.widths else None, seconds)
+
+
+__all__ = ["TightWindow", "enclosure_only_window", "tight_layer_window", "tight_window"]

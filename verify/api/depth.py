@@ -128,8 +128,9 @@ def depth_text(payload: dict[str, Any], tau_defaulted: bool) -> str:
     w = payload.get("window")
     if w:
         show = lambda q: "not proved" if q is None else f"{q} (~{float(Fraction(q)):.6g})"  # noqa: E731
-        lines.append(f"certified window (validated enclosure, {w['steps']} steps, {w['seconds']} s): "
-                     f"T_low = {show(w['T_low'])}, T_high = {show(w['T_high'])}")
+        ends = ("T_low", "T_high") if payload["model"] == "ode" else ("L_low", "L_high")
+        lines.append(f"certified window (validated enclosure, {w['steps']} {'steps' if payload['model'] == 'ode' else 'layers'}, "
+                     f"{w['seconds']} s): {ends[0]} = {show(w['T_low'])}, {ends[1]} = {show(w['T_high'])}")
         lines.append(f"  {w['reason']}")
     t2 = payload.get("token2")
     if t2:
