@@ -293,7 +293,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
     if best is None and tight:
         from .tight import enclosure_only_window
 
-        late_window = enclosure_only_window(theorem_id, system, tokens, eps, simulate, model, tau)
+        late_window = enclosure_only_window(theorem_id, system, tokens, eps, model, tau)
         if late_window is not None:
             extra["window"] = late_window.to_json()
             steps.append(holds("validated_window", late_window.reason))

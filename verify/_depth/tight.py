@@ -76,22 +76,35 @@ def _data(system: AttentionSystem):
     return Fraction(int(beta.p), int(beta.q)), [tuple(tuple(r) for r in m) for m in P]
 
 
-def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
-                 horizon_hint: float | None) -> TightWindow:
-    """The window of the module docstring (``tokens``: the certificate's rational tokens)."""
-    from verify.validated import Field, Tokens, ValidatedOptions, depth_window, integrate_validated
+def _problem(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]]):
+    """``(Field, Tokens)`` of the validated run, or the reason there is none."""
+    from verify.validated import Field, Tokens
 
-    start = time.perf_counter()
-    fail = lambda why: TightWindow(None, None, why, 0, None, None, time.perf_counter() - start)  # noqa: E731
     if system.N * system.d > MAX_STATES:
-        return fail(f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)")
+        return f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)"
     data = _data(system)
     if isinstance(data, str):
-        return fail(data)
+        return data
     beta, P = data
     field = Field(beta, tuple(P), None, "causal" if theorem_id == "4.2" else "full")
     unit = all(sum(v * v for v in row) == 1 for row in tokens)
-    init = Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+    return field, Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+
+
+def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
+                 horizon_hint: float | None) -> TightWindow:
+    """The window of the module docstring (``tokens``: the certificate's rational tokens)."""
+    from verify.validated import ValidatedOptions, depth_window, integrate_validated
+
+    start = time.perf_counter()
+    problem = _problem(theorem_id, system, tokens)
+    if isinstance(problem, str):
+        return TightWindow(None, None, problem, 0, None, None, time.perf_counter() - start)
+    field, init = problem
+    if horizon_hint is None:  # a float simulation proposes the horizon (a hint: the enclosure decides)
+        from .evidence import ode_observed
+
+        horizon_hint = ode_observed(system, float(eps), 40.0).get("observed")
     horizon = Fraction(max(1.0, 1.5 * (horizon_hint or 10.0) + 0.5)).limit_denominator(64)
     window, traj = None, None
     for attempt in range(2):
@@ -151,18 +164,13 @@ def _chart_bound_proves(X, eps: Fraction, prec: int) -> bool:
 
 
 def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
-                          simulate: bool, model: str = "ode", tau: Fraction | None = None) -> TightWindow | None:
+                          model: str = "ode", tau: Fraction | None = None) -> TightWindow | None:
     """The validated window when no closed form applies at the start (a late entry into the cap or
     the chart hemisphere, proved by the enclosure itself), or None when it proves no all-time end."""
     if model == "layers":
         window = tight_layer_window(theorem_id, system, tokens, eps, tau, None)
     else:
-        hint = None
-        if simulate:
-            from .evidence import ode_observed
-
-            hint = ode_observed(system, float(eps), 40.0).get("observed")
-        window = tight_window(theorem_id, system, tokens, eps, hint)
+        window = tight_window(theorem_id, system, tokens, eps, None)
     return window if window.T_high is not None else None
 
 
@@ -176,19 +184,13 @@ def tight_layer_window(theorem_id: str, system: AttentionSystem, tokens: list[li
     and every later layer (4.2: the cap never increases under the layer map once every
     ``<x_1, x_i> > 0``, ``x_1`` being fixed; 3.2: the chart diameter never increases, each layer being
     a stochastic matrix in the chart)."""
-    from verify.validated import Field, Tokens, iterate_layers, layer_window
+    from verify.validated import iterate_layers, layer_window
 
     start = time.perf_counter()
-    fail = lambda why: TightWindow(None, None, why, 0, None, None, time.perf_counter() - start)  # noqa: E731
-    if system.N * system.d > MAX_STATES:
-        return fail(f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)")
-    data = _data(system)
-    if isinstance(data, str):
-        return fail(data)
-    beta, P = data
-    field = Field(beta, tuple(P), None, "causal" if theorem_id == "4.2" else "full")
-    unit = all(sum(v * v for v in row) == 1 for row in tokens)
-    init = Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+    problem = _problem(theorem_id, system, tokens)
+    if isinstance(problem, str):
+        return TightWindow(None, None, problem, 0, None, None, time.perf_counter() - start)
+    field, init = problem
     layers = min(MAX_LAYERS, max(8, 2 * (layers_hint or 50) + 4))
     traj = iterate_layers(field, init, tau, layers)
     metric = "cap_first" if theorem_id == "4.2" else "diameter"
