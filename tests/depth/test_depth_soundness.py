@@ -58,7 +58,7 @@ def test_depth_bounds_are_sound(mask, model, theorem, record_property, capsys):
     tight, caught, checked = [], 0, 0
     while checked < PER_FAMILY:
         system, tau = random_case(rng, mask, model)
-        report = certify_depth(theorem, system, EPS, model, tau)
+        report = certify_depth(theorem, system, EPS, model, tau, tight=False)  # the closed form alone (the window: tests/validated)
         if report.certificate is None:  # hemisphere of the random z not proved: not an instance of the claim
             continue
         bound = float(Fraction(report.bound))

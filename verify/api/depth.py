@@ -28,8 +28,8 @@ _EXPONENT = re.compile(r"[eE][+-]?0*(\d+)")
 
 
 def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = None, eps: str | Fraction = "1/100",
-          instance: Any = None, entry_budget: int = 64, simulate: bool = True, save: str | Path | None = None,
-          force: bool = False) -> Report:
+          instance: Any = None, entry_budget: int = 64, simulate: bool = True, window: bool = True,
+          save: str | Path | None = None, force: bool = False) -> Report:
     """Certify after which time (``model="ode"``) or how many layers of step ``tau``
     (``model="layers"``, default ``tau`` 1) every token of ``instance`` is within ``eps`` of consensus.
 
@@ -38,17 +38,19 @@ def depth(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = N
     for 3.2 and ``max_i (1 - <x_1, x_i>)`` for 4.2.  ``instance``: a path, a JSON-like dict or an
     ``AttentionSystem`` (default: the built-in instance of :mod:`verify._depth.defaults`).
     ``entry_budget``: layers evaluated in balls to find a late hemisphere entry (3.2 layers).
-    ``simulate``: add the simulated value (evidence, not a proof).  ``save``: a directory
+    ``simulate``: add the simulated value (evidence, not a proof).  ``window``: add the two-sided
+    window ``[T_low, T_high]`` of a validated enclosure (constant rational ``P^h``; docs/depth.md),
+    and certify a late entry with it where no closed form applies.  ``save``: a directory
     receiving the report and the depth certificate (checked before any work; existing files are
     replaced only with ``force``).  ``record`` is the :class:`~verify._depth.certify.DepthReport`.
     """
     return run(theorem_id, model=model, tau=tau, eps=eps, instance=instance, entry_budget=entry_budget,
-               simulate=simulate, save=save, force=force)
+               simulate=simulate, window=window, save=save, force=force)
 
 
 def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = None, eps: str | Fraction = "1/100",
-        instance: Any = None, entry_budget: int = 64, simulate: bool = True, save: str | Path | None = None,
-        force: bool = False, name: Callable[[str], str] = keyword) -> Report:
+        instance: Any = None, entry_budget: int = 64, simulate: bool = True, window: bool = True,
+        save: str | Path | None = None, force: bool = False, name: Callable[[str], str] = keyword) -> Report:
     """:func:`depth`, its errors naming the options with ``name`` (the CLI passes ``flag``)."""
     from verify._depth import certify_depth
     from verify._depth.defaults import default_instance
@@ -63,6 +65,7 @@ def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = Non
         raise InvalidInput(name("tau"), f"only with {name('model')} layers", tau)
     entry_budget = check_int(name("entry_budget"), entry_budget, 0, MAX_ENTRY_BUDGET)
     simulate, force = check_bool(name("simulate"), simulate), check_bool(name("force"), force)
+    window = check_bool(name("window"), window)
     safe = f"{theorem_id.replace('.', '_')}__depth_{model}"
     save = check_path(name("save"), save)
     if save is not None:
@@ -70,7 +73,8 @@ def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = Non
         check_targets([Target(name("save"), save / f"{safe}.json"), Target(name("save"), save / f"{safe}__report.json")],
                       force)
     system = resolve_instance(instance, lambda: default_instance(theorem_id))
-    report = certify_depth(theorem_id, system, eps_q, model, tau_q, simulate=simulate, entry_budget=entry_budget)
+    report = certify_depth(theorem_id, system, eps_q, model, tau_q, simulate=simulate, entry_budget=entry_budget,
+                           tight=window)
     body = report.to_json()
     body["instance"] = {"name": system.name, "N": system.N, "d": system.d, "H": system.H, "mask": system.mask,
                         "beta": str(system.beta)}

@@ -30,6 +30,8 @@ def add_parser(sub) -> None:
     p.add_argument("--entry-budget", type=int, default=64,
                    help=f"layers evaluated in balls to find a late hemisphere entry (3.2 layers; at most {MAX_ENTRY_BUDGET})")
     p.add_argument("--no-simulate", action="store_true", help="skip the simulation (observed = null)")
+    p.add_argument("--no-window", action="store_true", help="skip the validated enclosure: no [T_low, T_high] window "
+                   "and no late entry by enclosure (closed form only)")
     p.add_argument("--save", metavar="DIR", help="write the report and the depth certificate (verify recheck)")
     add_force_option(p)
     add_format_option(p)
@@ -41,7 +43,8 @@ def run(args) -> int:
     from verify.api.depth import run as depth
 
     report = depth(args.theorem, model=args.model, tau=args.tau, eps=args.eps, instance=args.instance,
-                   entry_budget=args.entry_budget, simulate=not args.no_simulate, save=args.save, force=args.force,
+                   entry_budget=args.entry_budget, simulate=not args.no_simulate, window=not args.no_window,
+                   save=args.save, force=args.force,
                    name=flag)
     if args.save:
         certificate = " and the depth certificate" if report.record.certificate is not None else ""
