@@ -101,8 +101,12 @@ def test_top_eigenvalue_irrational_gap_is_exact_with_a_rational_lower_bound():
 
 
 def test_top_eigenvalue_float_data_is_decided_exactly():
+    """Decided on the binary rationals the floats hold (a proven gap), but float data are never
+    labelled exact (docs/format.md, Numbers); one exact entry makes the same matrix exact data."""
     v = USimpleTopEigenvalue().evaluate(_sys([[0.3, 0.1], [0.1, 0.2]]))
-    assert v.status is Status.HOLDS and v.exact
+    assert v.status is Status.HOLDS and not v.exact
+    w = USimpleTopEigenvalue().evaluate(_sys([[0.3, 0.1], [0.1, "1/5"]]))
+    assert w.status is Status.HOLDS and w.exact
     gap = float(np.diff(np.linalg.eigvalsh(np.array([[0.3, 0.1], [0.1, 0.2]])))[0])
     assert float(Fraction(v.witness["gap_lower_bound"])) <= gap <= float(Fraction(v.witness["gap_lower_bound"])) * (1 + 1e-6)
 

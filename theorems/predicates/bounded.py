@@ -167,6 +167,7 @@ def _exp_nesting(e: sympy.Basic) -> int:
 class PBounded(Predicate):
     """``sup_t ||P^h(t)||_2 <= p`` for all heads; witness ``p`` (exact rational string),
     ``per_head`` (one bound per head, ``None`` where none was proved) and ``method``."""
+    reads = ("P",)
 
     id = "P_bounded"
     statement = "every head's P(t) is bounded: sup_t ||P^h(t)||_2 <= p"

@@ -253,6 +253,7 @@ class PUniformlyContinuous(Predicate):
     """Every head's ``P(t)`` is uniformly continuous on ``[0, oo)``.  Witness: ``per_head``
     (method, ``lipschitz_bound`` when one is proved, details); on failure the head, entry and the
     sequences ``s_k``, ``t_k`` (or ``s_j``, ``t_j`` for a stack jump)."""
+    reads = ("P",)
 
     id = "P_uniformly_continuous"
     statement = "every head's P(t) is uniformly continuous in t"

@@ -109,6 +109,7 @@ def _transpose(m: MatrixSchedule) -> MatrixSchedule:
 
 
 class PSymmetric(Predicate):
+    reads = ("P",)
     id = "P_symmetric"
     statement = "each P^h(t) is symmetric"
 
@@ -117,6 +118,7 @@ class PSymmetric(Predicate):
 
 
 class PTimeInvariant(Predicate):
+    reads = ("P",)
     id = "P_time_invariant"
     statement = "each P^h is constant in t"
 
@@ -131,6 +133,7 @@ class PTimeInvariant(Predicate):
 
 
 class UEqualsP(Predicate):
+    reads = ("U", "P")
     id = "U_equals_P"
     statement = "U^h = P^h for each head"
 

@@ -207,6 +207,7 @@ def _farkas_ok(lam: list[Any], support: list[int], rows: list[list[Any]]) -> boo
 
 class OpenHemisphere(Predicate):
     """The initial tokens lie in an open hemisphere (see :func:`hemisphere_verdict`)."""
+    reads = ("tokens",)
 
     id = _ID
     statement = "the initial tokens lie in an open hemisphere: some z has <z, x_i> > 0 for all i"

@@ -103,6 +103,7 @@ class EqualLNScales(Predicate):
     """All layer-norm scales equal and nonzero (``g = c 1``, ``c != 0``).  Witness: ``scale`` (the
     common value) or ``spread`` (exact string for exact data) and ``relative_spread`` (float).
     A system without layer normalisation holds vacuously (its tokens already live on the sphere)."""
+    reads = ("layer_norm",)
 
     id = "equal_ln_scales"
     statement = "all layer-norm scales are equal and nonzero (g = c 1, c != 0)"

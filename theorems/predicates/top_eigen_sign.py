@@ -102,6 +102,7 @@ def positive_witness(U) -> list[Fraction] | None:
 
 class TopEigenvaluePositive(Predicate):
     """``lambda_1(U) > 0`` exactly (one head, ``U`` constant symmetric rational)."""
+    reads = ("U",)
 
     id = "lambda_1_positive"
     statement = "the largest eigenvalue of U is positive: lambda_1 > 0"
@@ -201,6 +202,7 @@ def v_hemisphere_certificate(U, tokens) -> tuple[str, dict[str, Any]]:
 
 class VHemisphere(Predicate):
     """Every token in one open v-hemisphere: ``<v, x_i(0)> > 0`` for all i (v oriented by the tokens)."""
+    reads = ("U", "tokens")
 
     id = "v_hemisphere"
     statement = "every token lies in the open v-hemisphere: <v, x_i(0)> > 0 (v: top eigenvector of U, sign chosen)"

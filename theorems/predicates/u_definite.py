@@ -28,6 +28,7 @@ def positive_definite(M: list[list]) -> tuple[bool, str]:
 
 class UPositiveDefinite(Predicate):
     """Every head's constant ``U`` is symmetric positive definite (exact)."""
+    reads = ("U",)
 
     id = "U_positive_definite"
     statement = "U is symmetric positive definite"

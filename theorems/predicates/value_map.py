@@ -94,6 +94,7 @@ def _per_head(pred_id: str, system: AttentionSystem, check, what: str) -> Verdic
 
 class UIdentity(Predicate):
     """``U^h(t) = I`` for all heads and times.  Float witness: ``identity_deviation``."""
+    reads = ("U",)
 
     id = "U_identity"
     statement = "every head's value map is the identity: U^h(t) = I"
@@ -106,6 +107,7 @@ class UIdentity(Predicate):
 
 class USymmetric(Predicate):
     """``U^h(t) = U^h(t)^T``.  Float witness: ``antisymmetric_share`` (see that function)."""
+    reads = ("U",)
 
     id = "U_symmetric"
     statement = "every head's value map is symmetric: U^h(t)^T = U^h(t)"
@@ -180,6 +182,7 @@ def _moves(entry: sympy.Expr) -> tuple[str, list[str]] | None:
 class UTimeInvariant(Predicate):
     """``U^h`` does not depend on ``t``.  Failure witness: two times (or layers) and an entry
     whose values differ, shown by an enclosure excluding 0."""
+    reads = ("U",)
 
     id = "U_time_invariant"
     statement = "every head's value map is time-invariant"
@@ -200,6 +203,7 @@ class USimpleTopEigenvalue(Predicate):
     ``lambda_1`` is rational, else float, see ``v_exact``).  Not symmetric or not time-invariant:
     unknown (the hypothesis is not meaningful; the other predicates report why).
     """
+    reads = ("U",)
 
     id = "U_simple_top_eigenvalue"
     statement = "the symmetric time-invariant U has a simple largest eigenvalue (positive gap)"
