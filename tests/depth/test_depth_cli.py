@@ -59,8 +59,11 @@ def test_no_entry_is_unknown_never_a_bound(capsys):
 
 
 def test_late_entry_example_is_outside_every_hemisphere_for_the_ode(capsys):
+    code, j, _ = run_json(capsys, "depth", "3.2", "--instance", "examples/late_entry.json", "--no-window")
+    assert code == 3 and j["bound"] is None  # the closed form alone: the hypothesis fails at t = 0
     code, j, _ = run_json(capsys, "depth", "3.2", "--instance", "examples/late_entry.json")
-    assert code == 3 and j["bound"] is None
+    assert code == 0 and j["bound"] is None and "late entry" in j["explanation"]  # the enclosure enters a hemisphere
+    assert Fraction(j["window"]["T_low"]) < Fraction(j["window"]["T_high"])
 
 
 def test_hypothesis_failure_exits_3(capsys):
@@ -74,9 +77,12 @@ def test_causal_tokens_outside_the_x1_hemisphere_get_no_bound(capsys, tmp_path):
             "U": "identity"}], "tokens": [["2/3", "2/3", "1/3"], [0, 1, 0], ["-3/5", 0, "4/5"]]}
     path = tmp_path / "spread.json"
     path.write_text(json.dumps(data))
-    code, j, _ = run_json(capsys, "depth", "4.2", "--instance", str(path))
+    code, j, _ = run_json(capsys, "depth", "4.2", "--instance", str(path), "--no-window")
     assert code == 4 and j["bound"] is None
     assert j["token2"]["bound"]  # token 2 alone still has its certified time
+    code, j, _ = run_json(capsys, "depth", "4.2", "--instance", str(path))
+    assert code == 0 and j["bound"] is None and "late entry" in j["explanation"]
+    assert Fraction(j["window"]["T_low"]) < Fraction(j["window"]["T_high"])
 
 
 @pytest.mark.parametrize("argv,option", [(("3.2", "--eps", "2"), "--eps"), (("3.2", "--eps", "abc"), "--eps"),
