@@ -20,14 +20,10 @@ import numpy as np
 
 
 def _tokens(N: int, d: int, seed: int) -> list[list[str]]:
-    rng = random.Random(seed)
-    out = []
-    while len(out) < N:
-        u = [Fraction(rng.randint(-12, 12), 8) for _ in range(d - 1)]
-        s = sum(v * v for v in u)
-        if s < 1:
-            out.append([str(2 * v / (1 + s)) for v in u] + [str((1 - s) / (1 + s))])
-    return out
+    """The same rational hemisphere points as bench_validated.py, as exact strings."""
+    from bench_validated import tokens
+
+    return [[str(c) for c in row] for row in tokens(N, d, seed)]
 
 
 def _instance(N: int, d: int, beta: int, mask: str, random_P: bool, seed: int) -> dict:
