@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from theorems.errors import InvalidInput
 
 from ._depth.certificate import DepthCertificate
+from ._depth.window_certificate import KIND as DEPTH_WINDOW, WindowCertificate
 from ._sos.certificate import Certificate
 from ._sos.lyapunov_certificate import KIND as LYAPUNOV, LyapunovCertificate
 from .equilibrium.certificate import EquilibriumCertificate
@@ -17,6 +18,7 @@ KINDS: dict[str, Any] = {
     LYAPUNOV: LyapunovCertificate,
     "equilibrium": EquilibriumCertificate,
     "depth": DepthCertificate,
+    DEPTH_WINDOW: WindowCertificate,
 }
 
 

@@ -237,9 +237,13 @@ def test_depth_certifies_time_and_layers(depth42):
 
 def test_depth_save_and_recheck(tmp_path):
     r = verify.depth("4.2", simulate=False, save=tmp_path)
-    assert sorted(Path(f).name for f in r.files) == ["4_2__depth_ode.json", "4_2__depth_ode__report.json"]
+    assert sorted(Path(f).name for f in r.files) == ["4_2__depth_ode.json", "4_2__depth_ode__report.json",
+                                                    "4_2__depth_ode__window.json"]
     assert json.loads((tmp_path / "4_2__depth_ode__report.json").read_text()) == r.to_json()
     assert verify.recheck(tmp_path / "4_2__depth_ode.json").verdict == "holds"
+    window = verify.recheck(tmp_path / "4_2__depth_ode__window.json")
+    assert window.verdict == "holds" and r.to_json()["window"]["T_high"] in window.payload["claim"]
+    assert verify.depth("4.2", simulate=False, window=False).record.window_certificate is None
 
 
 def test_list_results():

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 import flint
 
@@ -241,3 +241,18 @@ def layers_causal(chart: Chart, H: int, N: int, e_lo: Fraction, tau: Fraction, e
     ``max_i |y_i - y_1|`` contracts by ``1 - mu1`` per layer (no margin factor: ``s_1 = |z|``)."""
     mu1 = tau * H * e_lo / (N * (1 + tau * H))
     return _layers(chart.Q, mu1, eps, {"mu1": str(mu1), "C": str(chart.Q)})
+
+
+def token2_report(theorem_id, model, tokens, H, e_lo, eps) -> dict[str, Any]:
+    """4.2, ODE: token 2's own bound ``a(t) >= tanh(w_lo t + artanh a(0))`` (any ``a(0) > -1``)."""
+    if theorem_id != "4.2" or model != "ode" or len(tokens) < 2:
+        return {}
+    x1, x2 = tokens[0], tokens[1]
+    a2 = dot(x1, x2) ** 2 / (dot(x1, x1) * dot(x2, x2))  # a(0)^2, exact
+    r = sqrt_down(a2)
+    if dot(x1, x2) > 0:
+        a0 = r
+    else:  # a(0) = -sqrt(a2) >= -(r + 1e-17): sqrt_down errs by less than 1e-18 for a2 <= 1
+        a0 = -(r if r * r == a2 else min(r + Fraction(1, 10 ** 17), Fraction(1)))
+    bound = ode_token2(a0, H, e_lo, eps)
+    return {"token2": None if bound is None else {"bound": str(bound.value), "rate": str(bound.rate), **bound.terms}}

@@ -31,7 +31,8 @@ from theorems.errors import InvalidInput
 from theorems.system import AttentionSystem
 from theorems.verdict import Status, Verdict, combine, holds
 
-from .certificate import DepthCertificate, derive
+from .bounds import token2_report
+from .certificate import DepthCertificate, derive, exp_lower
 
 MAX_ENTRY_WORK = 20_000_000
 """Largest ``N^2 H d budget`` of a late-entry search (about a minute of arb on one core)."""
@@ -80,7 +81,13 @@ class DepthReport:
                 "hypotheses": [v.to_json() for v in self.hypotheses], "steps": [v.to_json() for v in self.steps],
                 "evidence": None if self.evidence is None else {k: v for k, v in self.evidence.items()
                                                                  if k not in ("times", "values")},
-                **self.extra, "provenance": _provenance(), "wall_time_s": round(self.wall_s, 4)}
+                **{k: v for k, v in self.extra.items() if not k.startswith("_")}, "provenance": _provenance(),
+                "wall_time_s": round(self.wall_s, 4)}
+
+    @property
+    def window_certificate(self):
+        """The :class:`~.window_certificate.WindowCertificate` of the validated window, if one was proved."""
+        return self.extra.get("_window_certificate")
 
 
 def _provenance() -> dict[str, Any]:
@@ -295,7 +302,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
 
         late_window = enclosure_only_window(theorem_id, system, tokens, eps, model, tau)
         if late_window is not None:
-            extra["window"] = late_window.to_json()
+            extra["window"], extra["_window_certificate"] = late_window.to_json(), late_window.certificate
             steps.append(holds("validated_window", late_window.reason))
             unit = "t >=" if model == "ode" else "layer k >="
             return done(Status.HOLDS, f"certified by the validated enclosure alone (late entry): {unit} "
@@ -311,7 +318,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
             hv = hemisphere_verdict(system.tokens, system.tokens_exact)
             if hv.status is Status.FAILS:
                 return done(Status.FAILS, "hypothesis open_hemisphere fails at t = 0: " + hv.reason, [*steps, hv])
-        return done(Status.UNKNOWN, why, steps, extra=_token2(theorem_id, model, tokens, system.H, beta, p, eps))
+        return done(Status.UNKNOWN, why, steps, extra=token2_report(theorem_id, model, tokens, system.H, exp_lower(beta, p), eps))
     z, der = best
     le = None if late is None else {"L0": der["L0"], "P": late[2]}
     cert = DepthCertificate(theorem_id, model, system.H, beta, p, eps, tau if model == "layers" else None,
@@ -321,7 +328,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
     steps.append(Verdict("depth_bound", check.status, check.reason, {"claim": cert.claim}))
     if not check.holds:
         return done(Status.UNKNOWN, "the bound failed its independent re-check: " + check.reason, steps)
-    extra.update(_token2(theorem_id, model, tokens, system.H, beta, p, eps))
+    extra.update(token2_report(theorem_id, model, tokens, system.H, exp_lower(beta, p), eps))
     ev = None
     if simulate:
         from .evidence import layers_observed, ode_observed
@@ -333,30 +340,13 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         from .tight import tight_layer_window, tight_window
 
         hint = None if ev is None else ev.get("observed")
-        extra["window"] = (tight_window(theorem_id, system, tokens, eps, hint) if model == "ode" else
-                           tight_layer_window(theorem_id, system, tokens, eps, tau, hint)).to_json()
+        tw = (tight_window(theorem_id, system, tokens, eps, hint) if model == "ode" else
+              tight_layer_window(theorem_id, system, tokens, eps, tau, hint))
+        extra["window"], extra["_window_certificate"] = tw.to_json(), tw.certificate
     why = (f"certified: {'t' if model == 'ode' else 'layer k'} >= {der['bound']} implies the metric <= {eps}"
            + (f" (late entry: the first {der['L0']} layers enclosed in arb balls, an open hemisphere proved at "
               f"layer {der['L0']}, then {der['layers_after']} more by the contraction bound)" if late else ""))
     return done(Status.HOLDS, why, steps, cert, ev, extra)
-
-
-def _token2(theorem_id, model, tokens, H, beta, p, eps) -> dict[str, Any]:
-    """4.2, ODE: token 2's own bound ``a(t) >= tanh(w_lo t + artanh a(0))`` (any ``a(0) > -1``)."""
-    if theorem_id != "4.2" or model != "ode" or len(tokens) < 2:
-        return {}
-    from . import bounds as B
-    from .certificate import exp_lower
-
-    x1, x2 = tokens[0], tokens[1]
-    a2 = B.dot(x1, x2) ** 2 / (B.dot(x1, x1) * B.dot(x2, x2))  # a(0)^2, exact
-    r = B.sqrt_down(a2)
-    if B.dot(x1, x2) > 0:
-        a0 = r
-    else:  # a(0) = -sqrt(a2) >= -(r + 1e-17): sqrt_down errs by less than 1e-18 for a2 <= 1
-        a0 = -(r if r * r == a2 else min(r + Fraction(1, 10 ** 17), Fraction(1)))
-    bound = B.ode_token2(a0, H, exp_lower(beta, p), eps)
-    return {"token2": None if bound is None else {"bound": str(bound.value), "rate": str(bound.rate), **bound.terms}}
 
 
 def _late_entry(system, tokens, p, beta, tau, eps, budget):

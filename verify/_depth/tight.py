@@ -33,12 +33,11 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-from flint import arb, ctx
 
 from theorems.system import AttentionSystem
 
-MAX_STATES = 96
-"""Largest ``N d`` enclosed (N = 8, d = 8 takes about 30 s to t = 10 on 2 cores)."""
+from .window_proof import MAX_LAYERS, MAX_STATES, layers_window, ode_window
+
 MAX_SECONDS = 120.0
 
 
@@ -51,6 +50,8 @@ class TightWindow:
     reached: Fraction | None
     final_width: float | None
     seconds: float
+    certificate: Any = None
+    """A :class:`~.window_certificate.WindowCertificate` of the window when ``T_high`` was proved."""
 
     def to_json(self) -> dict[str, Any]:
         show = lambda q: None if q is None else str(q)  # noqa: E731
@@ -91,11 +92,16 @@ def _problem(theorem_id: str, system: AttentionSystem, tokens: list[list[Fractio
     return field, Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
 
 
+def _certificate(theorem_id, model, field, init, eps, tau, horizon, layers, low, high, name):
+    from .window_certificate import WindowCertificate
+
+    return WindowCertificate(theorem_id, model, field.beta, field.mask, field.P, init.centers, eps, tau, horizon,
+                             layers, low, high, label=f"verify depth {theorem_id} --model {model} on {name}")
+
+
 def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
                  horizon_hint: float | None) -> TightWindow:
     """The window of the module docstring (``tokens``: the certificate's rational tokens)."""
-    from verify.validated import ValidatedOptions, depth_window, integrate_validated
-
     start = time.perf_counter()
     problem = _problem(theorem_id, system, tokens)
     if isinstance(problem, str):
@@ -106,61 +112,22 @@ def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fra
 
         horizon_hint = ode_observed(system, float(eps), 40.0).get("observed")
     horizon = Fraction(max(1.0, 1.5 * (horizon_hint or 10.0) + 0.5)).limit_denominator(64)
-    window, traj = None, None
     for attempt in range(2):
-        traj = integrate_validated(field, init, horizon, options=ValidatedOptions(max_steps=4000))
-        metric = "cap_first" if theorem_id == "4.2" else "diameter"
-        window = depth_window(traj, metric, eps)
-        t_high = _all_time_high(theorem_id, traj, window, eps)
+        t_low, t_high, traj, window = ode_window(theorem_id, field, init, horizon, eps)
         if t_high is not None or time.perf_counter() - start > MAX_SECONDS / 2 or traj.reached < horizon:
             break
         horizon *= 2
-    t_high = _all_time_high(theorem_id, traj, window, eps)
     seconds = time.perf_counter() - start
-    if window.T_low is None and t_high is None:
+    if t_low is None and t_high is None:
         return TightWindow(None, None, f"{theorem_id}: the enclosure proved neither end ({window.reason}; "
                            f"{traj.status.value}: {traj.message})", len(traj.steps), traj.reached, traj.final_width,
                            seconds)
     why = (f"{theorem_id}: the enclosure proves metric > eps at T_low"
            + (" and metric <= eps from T_high on, for all later times" if t_high is not None else
               f"; no all-time end was proved by t = {traj.reached} ({traj.message or traj.status.value})"))
-    return TightWindow(window.T_low, t_high, why, len(traj.steps), traj.reached, traj.final_width, seconds)
-
-
-def _all_time_high(theorem_id: str, traj, window, eps: Fraction) -> Fraction | None:
-    if not traj.steps:
-        return None
-    if theorem_id == "4.2":
-        return window.T_high  # cap <= eps < 1 there, so min_i <x_1, x_i> > 0 and the cap never increases again
-    for step in traj.steps:
-        if window.T_high is not None and step.t1 < window.T_high:
-            continue
-        if _chart_bound_proves(step.end, eps, traj.options.prec):
-            return step.t1
-    return None
-
-
-def _chart_bound_proves(X, eps: Fraction, prec: int) -> bool:
-    """``Q = |z|^2 max_ij |y_i - y_j|^2 / 2 <= eps`` with ``y_i = x_i / <z, x_i>``, ``<z, x_i> > 0``, for every
-    point of the boxes ``X``; ``z`` is the rational mean direction of the midpoints (a proposal)."""
-    with ctx.workprec(prec):
-        mids = [[Fraction(float(c.mid())) for c in row] for row in X]
-        z = [sum((r[k] for r in mids), Fraction(0)) for k in range(len(mids[0]))]
-        z = [Fraction(v).limit_denominator(10 ** 12) for v in z]
-        za = [arb(v.numerator) / v.denominator for v in z]
-        Z2 = sum((c * c for c in za), arb(0))
-        ys = []
-        for row in X:
-            s = sum((a * b for a, b in zip(za, row)), arb(0))
-            if not s > 0:
-                return False
-            ys.append([c / s for c in row])
-        worst = arb(0)
-        for i in range(len(ys)):
-            for j in range(i + 1, len(ys)):
-                worst = worst.max(sum(((a - b) * (a - b) for a, b in zip(ys[i], ys[j])), arb(0)))
-        Q = Z2 * worst / 2
-        return bool(Q <= arb(eps.numerator) / eps.denominator)
+    cert = None if t_high is None else _certificate(theorem_id, "ode", field, init, eps, None, horizon, None, t_low,
+                                                    t_high, system.name)
+    return TightWindow(t_low, t_high, why, len(traj.steps), traj.reached, traj.final_width, seconds, cert)
 
 
 def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
@@ -174,7 +141,6 @@ def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list
     return window if window.T_high is not None else None
 
 
-MAX_LAYERS = 2000
 
 
 def tight_layer_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
@@ -184,32 +150,22 @@ def tight_layer_window(theorem_id: str, system: AttentionSystem, tokens: list[li
     and every later layer (4.2: the cap never increases under the layer map once every
     ``<x_1, x_i> > 0``, ``x_1`` being fixed; 3.2: the chart diameter never increases, each layer being
     a stochastic matrix in the chart)."""
-    from verify.validated import iterate_layers, layer_window
-
     start = time.perf_counter()
     problem = _problem(theorem_id, system, tokens)
     if isinstance(problem, str):
         return TightWindow(None, None, problem, 0, None, None, time.perf_counter() - start)
     field, init = problem
-    layers = min(MAX_LAYERS, max(8, 2 * (layers_hint or 50) + 4))
-    traj = iterate_layers(field, init, tau, layers)
-    metric = "cap_first" if theorem_id == "4.2" else "diameter"
-    window = layer_window(traj.enclosures, metric, eps, traj.options.prec)
-    high = None
-    if window.T_high is not None:
-        if theorem_id == "4.2":
-            high = window.T_high
-        else:
-            high = next((Fraction(k) for k in range(int(window.T_high), len(traj.enclosures))
-                         if _chart_bound_proves(traj.enclosures[k], eps, traj.options.prec)), None)
+    layers = min(MAX_LAYERS, max(8, 2 * int(layers_hint or 50) + 4))
+    low, high, traj, window = layers_window(theorem_id, field, init, tau, layers, eps)
     seconds = time.perf_counter() - start
+    width = traj.widths[-1] if traj.widths else None
     if high is None:
-        return TightWindow(window.T_low, None, f"{theorem_id}: no all-layer end proved within {traj.layers} layers "
+        return TightWindow(low, None, f"{theorem_id}: no all-layer end proved within {traj.layers} layers "
                            f"({window.reason}; {traj.message or traj.status.value})", traj.layers, Fraction(traj.layers),
-                           traj.widths[-1] if traj.widths else None, seconds)
-    return TightWindow(window.T_low, high, f"{theorem_id}: the enclosure proves metric > eps after L_low layers and "
+                           width, seconds)
+    cert = _certificate(theorem_id, "layers", field, init, eps, tau, None, layers, low, high, system.name)
+    return TightWindow(low, high, f"{theorem_id}: the enclosure proves metric > eps after L_low layers and "
                        "metric <= eps after L_high layers and every later one", traj.layers, Fraction(traj.layers),
-                       traj.widths[-1] if traj.widths else None, seconds)
-
+                       width, seconds, cert)
 
 __all__ = ["TightWindow", "enclosure_only_window", "tight_layer_window", "tight_window"]

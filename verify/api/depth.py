@@ -70,8 +70,8 @@ def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = Non
     save = check_path(name("save"), save)
     if save is not None:
         check_dir(name("save"), save)
-        check_targets([Target(name("save"), save / f"{safe}.json"), Target(name("save"), save / f"{safe}__report.json")],
-                      force)
+        check_targets([Target(name("save"), save / f"{safe}.json"), Target(name("save"), save / f"{safe}__report.json"),
+                       Target(name("save"), save / f"{safe}__window.json")], force)
     system = resolve_instance(instance, lambda: default_instance(theorem_id))
     report = certify_depth(theorem_id, system, eps_q, model, tau_q, simulate=simulate, entry_budget=entry_budget,
                            tight=window)
@@ -88,6 +88,9 @@ def run(theorem_id: str, *, model: str = "ode", tau: str | Fraction | None = Non
         if report.certificate is not None:
             batch.insert(0, (Target(name("save"), save / f"{safe}.json"),
                              json.dumps(report.certificate.to_json(), indent=1)))
+        if report.window_certificate is not None:
+            batch.insert(0, (Target(name("save"), save / f"{safe}__window.json"),
+                             json.dumps(report.window_certificate.to_json(), indent=1)))
         files = write_all(batch, force)
     return Report("depth", payload, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
 
