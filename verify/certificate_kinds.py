@@ -10,6 +10,7 @@ from theorems.errors import InvalidInput
 from ._depth.certificate import DepthCertificate
 from ._depth.window_certificate import KIND as DEPTH_WINDOW, WindowCertificate
 from ._sos.certificate import Certificate
+from ._theorem.entry_certificate import KIND as HEMISPHERE_ENTRY, EntryCertificate
 from ._sos.lyapunov_certificate import KIND as LYAPUNOV, LyapunovCertificate
 from .equilibrium.certificate import EquilibriumCertificate
 
@@ -19,6 +20,7 @@ KINDS: dict[str, Any] = {
     "equilibrium": EquilibriumCertificate,
     "depth": DepthCertificate,
     DEPTH_WINDOW: WindowCertificate,
+    HEMISPHERE_ENTRY: EntryCertificate,
 }
 
 

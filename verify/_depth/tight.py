@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
 from theorems.system import AttentionSystem
 
 from .window_proof import MAX_LAYERS, MAX_STATES, layers_window, ode_window
@@ -62,34 +60,12 @@ class TightWindow:
                                      "the chart diameter's monotonicity") + " for all later times"}
 
 
-def _data(system: AttentionSystem):
-    from theorems.matrices import ConstantMatrix
-    from theorems.predicates._rational import rational_matrix
-
-    if not all(isinstance(h.P, ConstantMatrix) for h in system.heads):
-        return "P^h is not constant (the enclosure takes constant rational P^h)"
-    P = [rational_matrix(h.P) for h in system.heads]
-    beta = system.beta
-    if beta.has(sympy.Float):  # float data: the binary rational it holds
-        beta = sympy.Rational(beta)
-    if any(m is None for m in P) or not beta.is_Rational:
-        return "irrational P^h or beta (the enclosure takes rational data)"
-    return Fraction(int(beta.p), int(beta.q)), [tuple(tuple(r) for r in m) for m in P]
-
-
 def _problem(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]]):
     """``(Field, Tokens)`` of the validated run, or the reason there is none."""
-    from verify.validated import Field, Tokens
+    from verify.validated.from_system import validated_problem
 
-    if system.N * system.d > MAX_STATES:
-        return f"N d = {system.N * system.d} > {MAX_STATES}: not enclosed (closed form only)"
-    data = _data(system)
-    if isinstance(data, str):
-        return data
-    beta, P = data
-    field = Field(beta, tuple(P), None, "causal" if theorem_id == "4.2" else "full")
-    unit = all(sum(v * v for v in row) == 1 for row in tokens)
-    return field, Tokens(tuple(tuple(r) for r in tokens), Fraction(0), normalize=not unit)
+    found = validated_problem(system, "causal" if theorem_id == "4.2" else "full", tokens, MAX_STATES)
+    return found + " (closed form only)" if isinstance(found, str) and found.startswith("N d") else found
 
 
 def _certificate(theorem_id, model, field, init, eps, tau, horizon, layers, low, high, name):

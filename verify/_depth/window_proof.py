@@ -9,8 +9,8 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-MAX_STATES = 96
-"""Largest ``N d`` enclosed (N = 8, d = 8 takes about 30 s to t = 10 on 2 cores)."""
+from verify.validated.from_system import MAX_STATES
+
 MAX_LAYERS = 2000
 
 

@@ -33,9 +33,14 @@ def check_theorem(theorem_id: str, system: AttentionSystem | None = None, *, sim
     system = system if system is not None else theorem.example()
     hypotheses = theorem.check(system)
     steps: list[ProofStep] = []
+    late: tuple[str, ...] = ()
     if hypotheses.status is Status.HOLDS:
         steps = resolve(plan.steps(system, hypotheses), hypotheses.verdicts)
-    status, explanation = compose(hypotheses, steps)
+    else:  # a hypothesis that fails at t = 0 may hold later (a late entry the plan proves)
+        found = plan.late_steps(system, hypotheses)
+        if found is not None:
+            steps, late = resolve(found, hypotheses.verdicts), plan.establishes
+    status, explanation = compose(hypotheses, steps, late)
     evidence = _evidence(theorem.evidence, system, t_end, progress) if simulate else None
     remarks = plan.remarks(Outcome(system, hypotheses, status, evidence, t_end))
     if evidence is not None:

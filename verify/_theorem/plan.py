@@ -53,6 +53,15 @@ class ProofPlan(abc.ABC):
         """Notes for the report (default: none)."""
         return Remarks()
 
+    establishes: tuple[str, ...] = ()
+    """Hypotheses this plan may prove at a later time when they fail (or are undecided) at ``t = 0``."""
+
+    def late_steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep] | None:
+        """The steps of a proof from a later time, when every hypothesis that does not hold at
+        ``t = 0`` is one the plan :attr:`establishes` (its ``late_entry`` step proves it there); None
+        when there is no such route (default)."""
+        return None
+
 
 StepsFunction = Callable[[AttentionSystem, HypothesisReport], list[ProofStep]]
 
@@ -63,9 +72,17 @@ class Steps(ProofPlan):
     """A plan given by its steps function alone."""
 
     build: StepsFunction
+    late: StepsFunction | None = None
+    establishes: tuple[str, ...] = ()
 
     def steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
         return self.build(system, hypotheses)
+
+    def late_steps(self, system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep] | None:
+        open_ = {v.name for v in hypotheses.verdicts if v.status is not Status.HOLDS}
+        if self.late is None or not open_ or not open_ <= set(self.establishes):
+            return None
+        return self.late(system, hypotheses)
 
 
 @final

@@ -14,6 +14,7 @@ from verify.certificates import certify_hemisphere_invariance
 from . import symbolic
 from .plan import Steps
 from .report import ProofStep
+from .late_entry import STEP, late_entry_step
 from .obligations import ob
 from .steps import certificate_step, cited_step, symbolic_step, weights_prelude
 
@@ -22,10 +23,29 @@ CONSENSUS_SOURCE = ("L. Moreau, Stability of continuous-time distributed consens
 
 
 def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    return _steps_3_2(system, hypotheses, None)
+
+
+def late_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[ProofStep]:
+    """Theorem 3.2 from a later time ``t0``: the tokens start in no open hemisphere, and a validated
+    enclosure proves them in one at ``t0`` (:mod:`.late_entry`); the proof then runs from ``t0``."""
+    entry = late_entry_step(system, "full")
+    if entry.verdict is None or not entry.verdict.holds:
+        return [entry]  # no entry proved: nothing else is attempted, the result does not apply
+    return _steps_3_2(system, hypotheses, entry)
+
+
+def _steps_3_2(system: AttentionSystem, hypotheses: HypothesisReport, entry: ProofStep | None) -> list[ProofStep]:
     weights, lo, _ = weights_prelude(system, hypotheses)
     if lo is None:
-        return [weights]
+        return [weights] if entry is None else [entry, weights]
+    start = ([ob("the tokens start in an open hemisphere (the witness z)", "hypothesis:open_hemisphere")]
+             if entry is None else
+             [ob("the tokens are in an open hemisphere at t0 (the witness z of the enclosure)", STEP),
+              ob("the system is autonomous (constant P^h), so the trajectory from t0 is the solution started at "
+                 "x(t0) and the result applies to it", STEP)])
     return [
+        *([] if entry is None else [entry]),
         weights,
         symbolic_step("hemisphere_derivative", "d<z,x_i>/dt = sum_h sum_j a^h_ij (<z,x_j> - <x_i,x_j><z,x_i>) (from eq. 5)",
                       symbolic.hemisphere_derivative),
@@ -41,9 +61,9 @@ def plan_3_2(system: AttentionSystem, hypotheses: HypothesisReport) -> list[Proo
                    CONSENSUS_SOURCE,
                    [ob("the chart turns eq. 5 into a linear consensus protocol dy_i/dt = sum_j w_ij(t) (y_j - y_i)",
                        "chart_identity"),
-                    ob("the chart is defined for all t: min_i <z, x_i(t)> >= min_i <z, x_i(0)> > 0",
+                    ob("the chart is defined for all later t: min_i <z, x_i(t)> >= min_i <z, x_i(start)> > 0",
                        "hemisphere_invariance"),
-                    ob("the tokens start in an open hemisphere (the witness z)", "hypothesis:open_hemisphere"),
+                    *start,
                     ob("the chart weights are bounded below by a positive constant and above (a_ij in "
                        "[exp(-2 beta p)/N, exp(2 beta p)/N], <z,x_j>/<z,x_i> in [m0, 1/m0])", "weights"),
                     ob("the weights are uniformly continuous in t", "hypothesis:P_uniformly_continuous"),
@@ -59,5 +79,5 @@ def plan_weights(system: AttentionSystem, hypotheses: HypothesisReport) -> list[
     return [weights]
 
 
-PLAN_3_2 = Steps(plan_3_2)
+PLAN_3_2 = Steps(plan_3_2, late=late_3_2, establishes=("open_hemisphere",))
 PLAN_WEIGHTS = Steps(plan_weights)

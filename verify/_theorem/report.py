@@ -5,6 +5,8 @@ A proof is a list of :class:`ProofStep` s, each of one kind:
 * ``hypotheses`` — the catalogue's predicates on the instance;
 * ``certificate`` — an exact SOS certificate, re-checked in rational arithmetic;
 * ``symbolic`` — an identity proved with SymPy (a residual that reduces to exactly 0);
+* ``enclosure`` — a fact proved on a validated enclosure of the trajectory (arb balls), with a
+  certificate that re-runs the enclosure (a late entry into a hemisphere);
 * ``cited`` — a classical theorem or a lemma of the paper, used but not re-proved here; it lists
   the hypotheses of what it cites as obligations, each discharged by another step
   (:mod:`verify._theorem.obligations`);
@@ -28,8 +30,9 @@ from theorems.verdict import Status, Verdict
 
 from .obligations import Obligation, failures
 
-StepKind = Literal["hypotheses", "certificate", "symbolic", "cited", "numerical"]
-COUNTED = ("hypotheses", "certificate", "symbolic")
+StepKind = Literal["hypotheses", "certificate", "symbolic", "enclosure", "cited", "numerical"]
+COUNTED = ("hypotheses", "certificate", "symbolic", "enclosure")
+LATE_STEP = "late_entry"
 
 
 @dataclass(frozen=True)
@@ -58,14 +61,35 @@ class ProofStep:
         return out
 
 
-def compose(hypotheses: HypothesisReport, steps: list[ProofStep]) -> tuple[Status, str]:
-    """The verdict of a theorem check and the sentence explaining it."""
+def compose(hypotheses: HypothesisReport, steps: list[ProofStep], late: tuple[str, ...] = ()) -> tuple[Status, str]:
+    """The verdict of a theorem check and the sentence explaining it.
+
+    ``late``: the hypotheses the plan's ``late_entry`` step proves at a later time ``t0``
+    (:meth:`~verify._theorem.plan.ProofPlan.late_steps`); when every hypothesis that does not hold
+    at ``t = 0`` is one of them and that step holds, the result is composed from its steps from ``t0`` on.
+    """
+    open_ = [v for v in hypotheses.verdicts if v.status is not Status.HOLDS]
+    entry = next((s for s in steps if s.id == LATE_STEP), None)
+    if late and open_ and all(v.name in late for v in open_):
+        names = ", ".join(v.name for v in open_)
+        if entry is None or entry.verdict is None or not entry.verdict.holds:
+            why = entry.verdict.reason if entry is not None and entry.verdict is not None else "no late-entry step"
+            status, text = compose(hypotheses, [])
+            return status, f"{text}; no later entry was proved ({why})"
+        status, text = compose_steps(steps)
+        return status, f"hypothesis {names} does not hold at t = 0 but holds from t0 = {entry.data.get('t0')} " \
+                       f"(step {LATE_STEP}); from there: {text}"
     if hypotheses.status is Status.FAILS:
         names = ", ".join(v.name for v in hypotheses.failing)
         return Status.FAILS, f"hypothesis {names} fails on this instance: the result does not apply and nothing claims its conclusion"
     if hypotheses.status is Status.UNKNOWN:
         names = ", ".join(v.name for v in hypotheses.verdicts if v.status is Status.UNKNOWN)
         return Status.UNKNOWN, f"hypothesis {names} could not be decided"
+    return compose_steps(steps)
+
+
+def compose_steps(steps: list[ProofStep]) -> tuple[Status, str]:
+    """The verdict of the proof steps once the hypotheses they need hold."""
     counted = [s for s in steps if s.kind in COUNTED]
     refuting = [s for s in counted if s.kind == "certificate" and s.certificate is not None
                 and s.verdict is not None and s.verdict.status is Status.FAILS]
