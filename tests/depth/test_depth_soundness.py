@@ -33,7 +33,8 @@ def _settled(times, values, eps):
 
 
 def _weakened(report):
-    """The same bound with the rate doubled by hand (the weights' factor e_lo doubled)."""
+    """The same bound with the rate doubled by hand (the weights' factor e_lo doubled; for the sharp
+    3.2 ODE bound, ``a = H r_lo`` doubled through ``r_lo``)."""
     cert = report.certificate
     der = cert.derived
     ch = der["chart"]
@@ -41,8 +42,9 @@ def _weakened(report):
     e2 = 2 * Fraction(der["e_lo"])
     N = len(cert.tokens)
     if cert.model == "ode":
-        b = B.ode_full(chart, cert.H, e2, cert.eps) if cert.result == "3.2" else \
-            B.ode_causal(chart.r_lo, cert.H, N, e2, cert.eps)
+        doubled = B.Chart(chart.Z2, 2 * chart.r_lo, chart.D2)
+        b = B.ode_full_sharp(doubled, cert.H, Fraction(der["e_lo"]), Fraction(der["k"]), cert.eps) \
+            if cert.result == "3.2" else B.ode_causal(chart.r_lo, cert.H, N, e2, cert.eps)
         return float(b.value)
     try:
         b = B.layers_full(chart, cert.H, e2, cert.tau, cert.eps) if cert.result == "3.2" else \

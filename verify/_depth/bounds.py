@@ -184,6 +184,43 @@ def ode_full(chart: Chart, H: int, e_lo: Fraction, eps: Fraction) -> Bound:
     return Bound(short_up(T), short_down(2 * lam), terms)
 
 
+def ode_full_sharp(chart: Chart, H: int, e_lo: Fraction, k: Fraction, eps: Fraction) -> Bound:
+    """Theorem 3.2 setting, eq. 5, with weights that approach uniform as the tokens converge.
+
+    Every ``a^h_ij >= exp(-beta p delta)/N`` with ``delta = max_jl |x_j - x_l|`` (each exponent
+    difference ``beta <x_i, P (x_l - x_j)>`` is at most ``beta p delta``), and
+    ``delta <= |z| D`` (``|x_i - x_j|^2 = 2 (1 - <x_i, x_j>) <= Z2 D^2``).  So the chart diameter obeys
+    ``D' <= -a g(D) D`` with ``a = H r_lo`` and ``g(u) = max(e_lo, exp(-k u))``, ``k >= beta p |z|``;
+    by comparison, ``D(t) <= eps_D = sqrt(2 eps / Z2)`` (hence the metric ``<= Q(t) <= eps``) for
+    ``t >= T = int_{eps_D}^{D0} du / (a u g(u))``.  For any split ``S`` in ``[eps_D, D0]``,
+    ``T <= (Ei(k S) - Ei(k eps_D)) / a + ln(D0 / S) / (a e_lo)`` (``1/g <= exp(k u)`` and
+    ``1/g <= 1/e_lo``); ``S`` near ``ln(1/e_lo)/k`` (where the two meet) is a proposal, every value
+    an arb ball rounded outwards.  The rate: ``D(t) <= D0 exp(-a g(D0) t)``, so the metric is
+    ``<= Q exp(-2 a g(D0) t)``.  Never larger than :func:`ode_full` (``g >= e_lo``)."""
+    a = H * chart.r_lo
+    if a <= 0 or k < 0:
+        raise ArithmeticError("the chart rate is not positive")
+    with flint.ctx.workprec(PREC):
+        D0 = ball(chart.D2).sqrt()
+        g0 = max(e_lo, lower((-ball(k) * D0).exp()))
+        terms = {"a = H r_lo": str(a), "k >= beta p |z|": str(k), "g(D0)": str(short_down(g0)), "C": str(chart.Q)}
+        rate = short_down(2 * a * g0)
+        if chart.Q <= eps:
+            return Bound(Fraction(0), rate, terms)
+        lo = lower((2 * ball(eps) / ball(chart.Z2)).sqrt())  # eps_D from below
+        hi = upper(D0)
+        split = hi if k == 0 else min(hi, max(lo, short_down(lower(-(ball(e_lo).log()) / ball(k)))))
+        T = flint.arb(0)
+        if split > lo and k > 0:
+            T += ((ball(k) * ball(split)).ei() - (ball(k) * ball(lo)).ei()) / ball(a)
+        elif split > lo:
+            T += (ball(split) / ball(lo)).log() / ball(a)
+        if hi > split:
+            T += (ball(hi) / ball(split)).log() / (ball(a) * ball(e_lo))
+        value = upper(T)
+    return Bound(short_up(value), rate, terms)
+
+
 def ode_causal(m0: Fraction, H: int, N: int, e_lo: Fraction, eps: Fraction) -> Bound:
     """Theorem 4.2 setting, eq. 5, every ``a_i(0) = <x_1, x_i(0)> >= m0 > 0``:
     ``min_i a_i(t) >= tanh(c t + artanh m0)`` with ``c = H e_lo / N``, so

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, final
 
+import flint
 import sympy
 
 from theorems.errors import InvalidInput
@@ -147,7 +148,7 @@ class DepthCertificate:
             if any(len(Ph) != dim for Ph in P):
                 raise InvalidInput(f"{field}.late_entry.P", f"{dim}x{dim} matrices", "another shape")
             late = {"L0": S.integer(le["L0"], f"{field}.late_entry.L0", 0, MAX_LAYERS), "P": P}
-        derived = S.obj(d["derived"], f"{field}.derived", (), ("e_lo", "chart", "bound", "rate", "m0", "L0", "layers_after"))
+        derived = S.obj(d["derived"], f"{field}.derived", (), ("e_lo", "k", "chart", "bound", "rate", "m0", "L0", "layers_after"))
         tau = None if d["tau"] is None else S.rational(d["tau"], f"{field}.tau")
         beta = S.text(d["beta"], f"{field}.beta", 200)
         inv = None if d["invariance"] is None else Certificate.from_json(d["invariance"], f"{field}.invariance")
@@ -187,6 +188,21 @@ def exp_lower(beta: str, p: Fraction) -> Fraction:
     return short if short > 0 else lo
 
 
+def beta_p_z(beta: str, p: Fraction, Z2: Fraction) -> Fraction:
+    """A rational ``k >= beta p |z|`` (``|z| = sqrt(Z2)``) for the sharp 3.2 bound
+    (:func:`.bounds.ode_full_sharp`): arb enclosures, upper ends, shortened upwards."""
+    from theorems.enclosure import constant_interval
+    from theorems.parsing import Grammar, parse
+
+    b = parse(beta, Grammar(variables={}), "beta").expr
+    box = constant_interval(b, prec=80)
+    _, hi = box.fractions() if box is not None else (None, None)
+    if hi is None or hi <= 0:
+        raise ArithmeticError("beta could not be enclosed")
+    with flint.ctx.workprec(B.PREC):
+        return B.short_up(B.upper(B.ball(hi) * B.ball(p) * B.ball(Z2).sqrt()))
+
+
 def derive(result: str, model: str, H: int, beta: str, p: Fraction, eps: Fraction, tau: Fraction | None,
            tokens, z, late_entry) -> dict[str, Any]:
     """The derived values of a depth certificate (the one computation shared by search and re-check)."""
@@ -220,8 +236,13 @@ def derive(result: str, model: str, H: int, beta: str, p: Fraction, eps: Fractio
     if chart is None:
         raise ArithmeticError("some token is not in the open hemisphere of z" + (" (z = x_1)" if result == "4.2" else ""))
     out["chart"] = chart.to_json()
-    if model == "ode":
-        bound = (B.ode_full(chart, H, e_lo, eps) if result == "3.2" else B.ode_causal(chart.r_lo, H, N, e_lo, eps))
+    if model == "ode" and result == "3.2":
+        k = beta_p_z(beta, p, chart.Z2)
+        out["k"] = str(k)
+        bound = B.ode_full_sharp(chart, H, e_lo, k, eps)
+        out["bound"] = str(bound.value)
+    elif model == "ode":
+        bound = B.ode_causal(chart.r_lo, H, N, e_lo, eps)
         out["bound"] = str(bound.value)
     else:
         bound = (B.layers_full(chart, H, e_lo, tau, eps) if result == "3.2"
