@@ -111,7 +111,10 @@ def enclosure_only_window(theorem_id: str, system: AttentionSystem, tokens: list
     """The validated window when no closed form applies at the start (a late entry into the cap or
     the chart hemisphere, proved by the enclosure itself), or None when it proves no all-time end."""
     if model == "layers":
-        window = tight_layer_window(theorem_id, system, tokens, eps, tau, None)
+        from .evidence import layers_observed  # a float run proposes the number of layers (a hint)
+
+        hint = layers_observed(system, float(eps), float(tau), MAX_LAYERS).get("observed")
+        window = tight_layer_window(theorem_id, system, tokens, eps, tau, hint)
     else:
         window = tight_window(theorem_id, system, tokens, eps, None)
     return window if window.T_high is not None else None
