@@ -61,7 +61,8 @@ def _steps_3_2(system: AttentionSystem, hypotheses: HypothesisReport, entry: Pro
                    CONSENSUS_SOURCE,
                    [ob("the chart turns eq. 5 into a linear consensus protocol dy_i/dt = sum_j w_ij(t) (y_j - y_i)",
                        "chart_identity"),
-                    ob("the chart is defined for all later t: min_i <z, x_i(t)> >= min_i <z, x_i(start)> > 0",
+                    ob("the chart is defined for all t: min_i <z, x_i(t)> >= min_i <z, x_i(0)> > 0" if entry is None else
+                       "the chart is defined for all t >= t0: min_i <z, x_i(t)> >= min_i <z, x_i(t0)> > 0",
                        "hemisphere_invariance"),
                     *start,
                     ob("the chart weights are bounded below by a positive constant and above (a_ij in "
