@@ -43,15 +43,24 @@ def _instance(N: int, d: int, beta: int, mask: str, random_P: bool, seed: int) -
             "tokens": [[str(c) for c in row] for row in tokens(N, d, seed)]}
 
 
-def _true_time(system, hi: float) -> float:
+def _true_time(system, lo: float, hi: float) -> float:
+    """The last time on a 1e-4 grid over ``[lo - 0.01, hi + 0.2]`` with metric > eps (DOP853 at
+    rtol 1e-13, restarted at ``lo - 0.01``: the system is autonomous); ``lo - 0.01`` when the metric
+    is already <= eps on the whole grid (then the window's T_low is contradicted)."""
     from numerics import DOP853
     from verify._depth.evidence import metric
 
-    grid = np.arange(0.0, hi + 0.5, 1e-4)[1:]
-    traj = DOP853(rtol=1e-13, atol=1e-15).integrate(system, float(grid[-1]), t_eval=grid)
+    solver = DOP853(rtol=1e-13, atol=1e-15)
+    start = max(0.0, lo - 0.01)
+    X = system.tokens / np.linalg.norm(system.tokens, axis=1, keepdims=True)
+    if start > 0:
+        X = solver.integrate(system, start, samples=2).states[-1, 0]
+    shifted = system.with_tokens(X)
+    grid = np.arange(0.0, hi + 0.2 - start, 1e-4)[1:]
+    traj = solver.integrate(shifted, float(grid[-1]), t_eval=grid)
     values = metric(traj.states[:, 0], system.mask)
     above = np.flatnonzero(values > float(EPS))
-    return float(traj.times[above[-1]]) if above.size else 0.0
+    return start + float(traj.times[above[-1]]) if above.size else start
 
 
 def _true_layers(system, tau: Fraction, layers: int) -> int:
@@ -104,7 +113,8 @@ def run_one(model, N, d, beta, mask, rp, tau, seed) -> dict:
     if w.get("T_high") is not None:
         high = float(Fraction(w["T_high"]))
         if model == "ode":
-            row["T_true"] = _true_time(system, high)
+            low = float(Fraction(w["T_low"])) if w.get("T_low") is not None else 0.0
+            row["T_true"] = _true_time(system, low, high)
         else:
             row["T_true"] = _true_layers(system, tau, int(high) + 5)
     return row

@@ -91,13 +91,14 @@ class DepthReport:
 
 
 def _provenance() -> dict[str, Any]:
-    from theorems.provenance import package_versions
+    from theorems.provenance import Provenance
 
     from .bounds import DIGITS, PREC
 
-    return {"arithmetic": "exact rationals (Fraction, fmpq_mat) and python-flint arb balls; times rounded up, rates down",
-            "arb_precision_bits": PREC, "shortened_digits": DIGITS,
-            "packages": package_versions(("consensus-verify", "python-flint", "sympy", "numpy"))}
+    return Provenance.collect(("consensus-verify", "python-flint", "sympy", "numpy"), packages_key="packages",
+                              arithmetic="exact rationals (Fraction, fmpq_mat) and python-flint arb balls; times rounded "
+                                         "up, rates down", details={"arb_precision_bits": PREC, "shortened_digits": DIGITS},
+                              layout=("arithmetic", "arb_precision_bits", "shortened_digits", "packages")).to_json()
 
 
 @functools.lru_cache(maxsize=1)
@@ -340,7 +341,7 @@ def certify_depth(theorem_id: str, system: AttentionSystem, eps: Fraction, model
         from .tight import tight_layer_window, tight_window
 
         hint = None if ev is None else ev.get("observed")
-        tw = (tight_window(theorem_id, system, tokens, eps, hint) if model == "ode" else
+        tw = (tight_window(theorem_id, system, tokens, eps, hint, float(Fraction(der["bound"]))) if model == "ode" else
               tight_layer_window(theorem_id, system, tokens, eps, tau, hint))
         extra["window"], extra["_window_certificate"] = tw.to_json(), tw.certificate
     why = (f"certified: {'t' if model == 'ode' else 'layer k'} >= {der['bound']} implies the metric <= {eps}"

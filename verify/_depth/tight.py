@@ -76,8 +76,10 @@ def _certificate(theorem_id, model, field, init, eps, tau, horizon, layers, low,
 
 
 def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fraction]], eps: Fraction,
-                 horizon_hint: float | None) -> TightWindow:
-    """The window of the module docstring (``tokens``: the certificate's rational tokens)."""
+                 horizon_hint: float | None, bound: float | None = None) -> TightWindow:
+    """The window of the module docstring (``tokens``: the certificate's rational tokens).
+    ``bound``: the closed-form time, if any; without a hint, the float simulation that proposes the
+    horizon runs that long (metastable clusters can settle long after t = 40)."""
     start = time.perf_counter()
     problem = _problem(theorem_id, system, tokens)
     if isinstance(problem, str):
@@ -86,7 +88,7 @@ def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fra
     if horizon_hint is None:  # a float simulation proposes the horizon (a hint: the enclosure decides)
         from .evidence import ode_observed
 
-        horizon_hint = ode_observed(system, float(eps), 40.0).get("observed")
+        horizon_hint = ode_observed(system, float(eps), max(40.0, min(bound or 40.0, 1000.0))).get("observed")
     horizon = Fraction(max(1.0, 1.5 * (horizon_hint or 10.0) + 0.5)).limit_denominator(64)
     for attempt in range(2):
         t_low, t_high, traj, window = ode_window(theorem_id, field, init, horizon, eps)
