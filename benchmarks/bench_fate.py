@@ -1,0 +1,64 @@
+"""Benchmark of ``verify.fate.certify_fate`` on random constant instances (docs/fate.md).
+
+    python benchmarks/bench_fate.py --count 100 [--start 0] [--nonsymmetric] [--oracle-digits 50] [--out FILE]
+
+For each seed: the certified fate, its wall time, and (when certified) the disagreement between
+the certified limit and an independent 50-digit simulation run to 10x the entry time.  One JSON
+line per instance on stdout (or appended to ``--out``), then a summary line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from tests.fate.fate_cases import disagreement, random_problem  # noqa: E402
+from verify.fate import certify_fate  # noqa: E402
+
+AGREE = 1e-3
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--nonsymmetric", action="store_true")
+    ap.add_argument("--oracle-digits", type=int, default=50)
+    ap.add_argument("--no-oracle", action="store_true")
+    ap.add_argument("--t-max", default="100")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    rows = []
+    out = open(args.out, "a") if args.out else sys.stdout
+    for seed in range(args.start, args.start + args.count):
+        p = random_problem(seed, nonsymmetric=args.nonsymmetric)
+        t0 = time.perf_counter()
+        r = certify_fate(p, t_max=args.t_max)
+        wall = time.perf_counter() - t0
+        row = {"seed": seed, "N": p.N, "d": p.d, "mask": p.mask, "heads": len(p.heads), "beta": str(p.beta),
+               "fate": r.fate.value, "wall_s": round(wall, 2), "entry": None if r.entry_time is None else float(r.entry_time),
+               "route": r.route, "reason": r.reason[:160]}
+        if r.certified and not args.no_oracle:
+            t1 = time.perf_counter()
+            row["oracle_disagreement"] = disagreement(r, 10.0, args.oracle_digits)
+            row["oracle_s"] = round(time.perf_counter() - t1, 2)
+            row["agrees"] = row["oracle_disagreement"] <= AGREE
+        rows.append(row)
+        print(json.dumps(row), file=out, flush=True)
+    cert = [r for r in rows if r["fate"] != "unknown"]
+    checked = [r for r in cert if "agrees" in r]
+    walls = sorted(r["wall_s"] for r in rows)
+    summary = {"instances": len(rows), "certified": len(cert), "share": len(cert) / max(len(rows), 1),
+               "oracle_checked": len(checked), "oracle_agree": sum(r["agrees"] for r in checked),
+               "wall_median_s": walls[len(walls) // 2] if walls else None, "wall_max_s": walls[-1] if walls else None,
+               "fates": {f: sum(r["fate"] == f for r in rows) for f in ("consensus", "non-consensus", "unknown")}}
+    print(json.dumps({"summary": summary}), file=out, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

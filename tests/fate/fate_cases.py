@@ -1,0 +1,79 @@
+"""Instances for the fate tests and benchmark: random constant instances and instances with a known fate.
+
+``random_problem(seed)``: ``N`` in 2..8, ``d`` in 2..4, one or two heads, ``beta`` in {1/2, 1, 2},
+full or causal mask, ``P^h`` with entries ``k/8`` in ``[-1, 1]``, ``U^h`` random symmetric
+(entries ``k/8`` in ``[-1, 1]``, symmetrised; ``nonsymmetric=True``: not symmetrised), random
+rational tokens (normalised).  ``oracle`` is the independent 50-digit reference (mpmath-backed
+Taylor series of :mod:`numerics.taylor`): evidence for tests, never on a path to a proof.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+
+from verify.fate import FateProblem
+
+
+def _rnd(rng: random.Random, d: int) -> tuple[tuple[Fraction, ...], ...]:
+    return tuple(tuple(Fraction(rng.randint(-8, 8), 8) for _ in range(d)) for _ in range(d))
+
+
+def _sym(M):
+    d = len(M)
+    return tuple(tuple((M[i][j] + M[j][i]) / 2 for j in range(d)) for i in range(d))
+
+
+def eye(d: int):
+    return tuple(tuple(Fraction(int(i == j)) for j in range(d)) for i in range(d))
+
+
+def random_problem(seed: int, nonsymmetric: bool = False, max_N: int = 8, max_d: int = 4) -> FateProblem:
+    rng = random.Random(seed)
+    N, d = rng.randint(2, max_N), rng.randint(2, max_d)
+    mask = rng.choice(["full", "causal"])
+    heads = tuple((_rnd(rng, d), _rnd(rng, d) if nonsymmetric else _sym(_rnd(rng, d))) for _ in range(rng.choice([1, 2])))
+    toks = tuple(tuple(Fraction(rng.randint(-8, 8), 8) for _ in range(d)) for _ in range(N))
+    toks = tuple(t if any(t) else (Fraction(1),) + t[1:] for t in toks)
+    return FateProblem(Fraction(rng.choice([1, 2, 4]), 2), mask, heads, toks, True, f"random-{seed}")
+
+
+def oracle(problem: FateProblem, t_end: float, digits: int = 50) -> np.ndarray:
+    """Tokens at ``t_end`` from the 50-digit Taylor integrator (float64 copy of the result)."""
+    import sympy
+
+    from numerics.taylor import TaylorMP
+    from theorems.system_build import simple_system
+
+    def q(v):
+        return sympy.Rational(v.numerator, v.denominator)
+
+    toks = []
+    for t in problem.tokens:
+        norm = sympy.sqrt(sum(q(v) ** 2 for v in t))
+        toks.append([q(v) / norm for v in t])
+    system = simple_system([[[q(v) for v in r] for r in P] for P, _ in problem.heads],
+                           [[[q(v) for v in r] for r in U] for _, U in problem.heads], toks,
+                           beta=q(problem.beta), mask=problem.mask)
+    run = TaylorMP(digits=digits, check=False).integrate(system, float(t_end), samples=2)
+    return np.asarray(run.final[0], dtype=float)
+
+
+def limit_points(report) -> np.ndarray:
+    """Float midpoints of the report's limit, one row per token (consensus: the one point repeated)."""
+    from flint import arb
+
+    N = len(report.certificate.problem.tokens)
+    rows = [[float(arb(s).mid()) for s in x] for x in report.limit.tokens]
+    return np.array(rows * N if len(rows) == 1 else rows)
+
+
+def disagreement(report, factor: float = 10.0, digits: int = 50) -> float:
+    """``max_i |x_i(factor T) - limit_i|`` with ``x`` from the 50-digit oracle (T = entry time, at least 1)."""
+    t_end = factor * max(float(report.certificate.entry), 1.0)
+    X = oracle(report.certificate.problem, t_end, digits)
+    return float(np.max(np.linalg.norm(X - limit_points(report), axis=1)))
+
+
+__all__ = ["disagreement", "eye", "limit_points", "oracle", "random_problem"]

@@ -1,0 +1,157 @@
+"""JSON form of :class:`~verify.fate.certificate.FateCertificate`, validated field by field
+(:func:`fields_from_json` gives the constructor's arguments: this module never imports the class).
+
+Every rational is a string ``"p"`` or ``"p/q"`` (never a float, at most :data:`MAX_DIGITS` digits);
+sizes, pivots, signs and the precision are JSON integers in stated ranges.  Anything else raises
+:class:`theorems.errors.InvalidInput` naming the field.  ``claim`` is printed, never trusted.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Mapping
+
+from theorems.errors import InvalidInput
+
+from .basin import KINDS, Basin
+from .problem import LIMITS, FateProblem
+
+FORMAT = "consensus-verify/fate-certificate"
+KIND = "fate"
+FATES = ("consensus", "non-consensus")
+ROUTES = ("hemisphere", "cap", "basin")
+MAX_DIGITS = 400
+_RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
+_TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin"}
+_INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
+_BASIN = {"kind", "charts", "mid", "krad", "R", "S", "r", "precision_bits"}
+
+
+def _mat(M) -> list[list[str]]:
+    return [[str(v) for v in row] for row in M]
+
+
+def to_json(cert: Any) -> dict[str, Any]:
+    p, b = cert.problem, cert.basin
+    return {
+        "format": FORMAT, "version": 1, "kind": KIND, "label": cert.label, "claim": cert.claim,
+        "fate": cert.fate, "route": cert.route, "entry": str(cert.entry),
+        "instance": {"name": p.name, "beta": str(p.beta), "mask": p.mask,
+                     "heads": [{"P": _mat(P), "U": _mat(U)} for P, U in p.heads],
+                     "tokens": _mat(p.tokens), "normalize": p.normalize},
+        "z": None if cert.z is None else [str(v) for v in cert.z],
+        "basin": None if b is None else {
+            "kind": b.kind, "charts": [{"pivot": k, "sign": s} for k, s in b.charts],
+            "mid": [str(v) for v in b.mid], "krad": [str(v) for v in b.krad], "R": [str(v) for v in b.R],
+            "S": _mat(b.S), "r": str(b.r), "precision_bits": b.precision},
+    }
+
+
+def _obj(value: Any, field: str, keys: set[str], optional: set[str] = frozenset()) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(field, "a JSON object", type(value).__name__)
+    extra = set(value) - keys
+    if extra:
+        raise InvalidInput(field, f"only the keys {sorted(keys)}", sorted(extra))
+    missing = keys - set(value) - set(optional)
+    if missing:
+        raise InvalidInput(field, f"the keys {sorted(keys)}", f"missing {sorted(missing)}")
+    return value
+
+
+def _int(value: Any, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise InvalidInput(field, f"an integer in [{lo}, {hi}]", value)
+    return value
+
+
+def _q(value: Any, field: str) -> Fraction:
+    if not isinstance(value, str) or not _RATIONAL.match(value):
+        raise InvalidInput(field, "a rational number as a string such as \"-3/7\" (never a float)", value)
+    if any(len(part.lstrip("-")) > MAX_DIGITS for part in value.split("/")):
+        raise InvalidInput(field, f"a rational with at most {MAX_DIGITS} digits", f"{len(value)} characters")
+    if "/" in value and int(value.split("/")[1]) == 0:
+        raise InvalidInput(field, "a nonzero denominator", value)
+    return Fraction(value)
+
+
+def _vec(value: Any, field: str, size: int) -> tuple[Fraction, ...]:
+    if not isinstance(value, list) or len(value) != size:
+        raise InvalidInput(field, f"a list of {size} rationals", value if not isinstance(value, list) else len(value))
+    return tuple(_q(v, f"{field}[{k}]") for k, v in enumerate(value))
+
+
+def _matrix(value: Any, field: str, rows: int, cols: int) -> tuple[tuple[Fraction, ...], ...]:
+    if not isinstance(value, list) or len(value) != rows:
+        raise InvalidInput(field, f"{rows} rows", value if not isinstance(value, list) else len(value))
+    return tuple(_vec(row, f"{field}[{r}]", cols) for r, row in enumerate(value))
+
+
+def _instance(value: Any) -> FateProblem:
+    obj = _obj(value, "certificate.instance", _INSTANCE, {"name"})
+    tokens_raw = obj["tokens"]
+    if not isinstance(tokens_raw, list) or not 1 <= len(tokens_raw) <= LIMITS["N"] or not isinstance(tokens_raw[0], list):
+        raise InvalidInput("certificate.instance.tokens", f"a list of 1..{LIMITS['N']} vectors", tokens_raw)
+    d = len(tokens_raw[0])
+    if not 2 <= d <= LIMITS["d"]:
+        raise InvalidInput("certificate.instance.tokens[0]", f"a vector of dimension 2..{LIMITS['d']}", d)
+    heads_raw = obj["heads"]
+    if not isinstance(heads_raw, list) or not 1 <= len(heads_raw) <= LIMITS["heads"]:
+        raise InvalidInput("certificate.instance.heads", f"a list of 1..{LIMITS['heads']} heads", heads_raw)
+    heads = []
+    for h, head in enumerate(heads_raw):
+        ho = _obj(head, f"certificate.instance.heads[{h}]", {"P", "U"})
+        heads.append((_matrix(ho["P"], f"certificate.instance.heads[{h}].P", d, d),
+                      _matrix(ho["U"], f"certificate.instance.heads[{h}].U", d, d)))
+    if obj["mask"] not in ("full", "causal"):
+        raise InvalidInput("certificate.instance.mask", "'full' or 'causal'", obj["mask"])
+    if not isinstance(obj["normalize"], bool):
+        raise InvalidInput("certificate.instance.normalize", "true or false", obj["normalize"])
+    name = obj.get("name", "instance")
+    if not isinstance(name, str) or len(name) > 200:
+        raise InvalidInput("certificate.instance.name", "a string of at most 200 characters", type(name).__name__)
+    beta = _q(obj["beta"], "certificate.instance.beta")
+    return FateProblem(beta, obj["mask"], tuple(heads), _matrix(tokens_raw, "certificate.instance.tokens", len(tokens_raw), d),
+                       obj["normalize"], name)
+
+
+def _basin(value: Any, problem: FateProblem) -> Basin:
+    obj = _obj(value, "certificate.basin", _BASIN)
+    n = problem.N * (problem.d - 1)
+    if obj["kind"] not in KINDS:
+        raise InvalidInput("certificate.basin.kind", f"one of {KINDS}", obj["kind"])
+    charts_raw = obj["charts"]
+    if not isinstance(charts_raw, list) or len(charts_raw) != problem.N:
+        raise InvalidInput("certificate.basin.charts", f"a list of {problem.N} charts", charts_raw)
+    charts = []
+    for i, ch in enumerate(charts_raw):
+        co = _obj(ch, f"certificate.basin.charts[{i}]", {"pivot", "sign"})
+        sign = _int(co["sign"], f"certificate.basin.charts[{i}].sign", -1, 1)
+        if sign == 0:
+            raise InvalidInput(f"certificate.basin.charts[{i}].sign", "1 or -1", 0)
+        charts.append((_int(co["pivot"], f"certificate.basin.charts[{i}].pivot", 0, problem.d - 1), sign))
+    return Basin(obj["kind"], tuple(charts), _vec(obj["mid"], "certificate.basin.mid", n),
+                 _vec(obj["krad"], "certificate.basin.krad", n), _vec(obj["R"], "certificate.basin.R", n),
+                 _matrix(obj["S"], "certificate.basin.S", n, n), _q(obj["r"], "certificate.basin.r"),
+                 _int(obj["precision_bits"], "certificate.basin.precision_bits", 64, 2048))
+
+
+def fields_from_json(data: Mapping[str, Any]) -> tuple:
+    top = _obj(data, "certificate", _TOP, {"label", "claim"})
+    if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
+        raise InvalidInput("certificate", f"format {FORMAT!r}, kind {KIND!r}, version 1",
+                           [top["format"], top["kind"], top["version"]])
+    label = top.get("label", "")
+    if not isinstance(label, str) or len(label) > 500:
+        raise InvalidInput("certificate.label", "a string of at most 500 characters", type(label).__name__)
+    if top["fate"] not in FATES:
+        raise InvalidInput("certificate.fate", f"one of {FATES}", top["fate"])
+    if top["route"] not in ROUTES:
+        raise InvalidInput("certificate.route", f"one of {ROUTES}", top["route"])
+    problem = _instance(top["instance"])
+    z = None if top["z"] is None else _vec(top["z"], "certificate.z", problem.d)
+    basin = None if top["basin"] is None else _basin(top["basin"], problem)
+    return problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label
+
+
+__all__ = ["FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]

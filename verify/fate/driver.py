@@ -1,0 +1,136 @@
+"""``certify_fate``: where do the tokens of one constant instance of eq. 5 go?  A proof, or "unknown".
+
+Routes (the first that applies):
+
+* every ``U^h = I``: the enclosure (:mod:`.flow`) until the tokens are proved in an open hemisphere
+  (full mask, Theorem 3.2) or in the open cap around the fixed ``x_1`` (causal mask, docs/depth.md
+  4.2): consensus;
+* otherwise a float simulation proposes the limit (:mod:`.hints`), :func:`~.basin.check_basin`
+  proves a basin around it (a consensus point ``x*``, an eigenvector of ``sum_h U^h``, or an
+  equilibrium with distinct directions), and the enclosure runs until it is inside the basin.
+
+Anything that fails on the way is "unknown" with the reason.  A fate is a statement about this
+instance's tokens only (an instance-level proof), not about every start.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+from theorems.errors import InvalidInput, InvalidType
+
+from .basin import check_basin, entered
+from .certificate import MAX_ENTRY, FateCertificate, basin_limit, cap_route_limit, hemisphere_route_limit
+from .flow import OPTIONS, FlowRun, run_until
+from .hints import SETTLED, propose_basin, simulate
+from .limits import cap_test, hemisphere_test, narrow_hemisphere_test, propose_z
+from .problem import FateProblem, problem_from_system
+from .report import Fate, FateReport
+
+DEFAULT_T_MAX = Fraction(100)
+
+
+def _why(run: FlowRun, target: str, t_max: Fraction) -> str:
+    return {"t_max": f"no {target} reached by t_max = {t_max} (the enclosure stayed outside it)",
+            "width": f"the enclosure grew too wide (width {run.width:.3g} at t = {float(run.time):.4g}) before reaching {target}",
+            "step_too_small": f"the validated step became too small at t = {float(run.time):.4g}",
+            "max_steps": f"the step limit was reached at t = {float(run.time):.4g}"}.get(run.status, run.status)
+
+
+def _tight_hemisphere(found: list):
+    """A ``z`` proposed on the enclosure that proves the hemisphere with narrow limit balls."""
+    def test(X) -> bool:
+        z = propose_z(X)
+        if z is not None and narrow_hemisphere_test(z, OPTIONS.prec)(X):
+            found.append(z)
+            return True
+        return False
+    return test
+
+
+def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.0) -> FateReport:
+    """The certified fate of ``instance`` (a :class:`~.problem.FateProblem` or an
+    :class:`~theorems.system.AttentionSystem`): consensus, non-consensus, or unknown with the reason."""
+    from theorems.system import AttentionSystem
+
+    started = time.perf_counter()
+    if isinstance(instance, AttentionSystem):
+        problem = problem_from_system(instance)
+    elif isinstance(instance, FateProblem):
+        problem = instance
+    else:
+        raise InvalidType("instance", "a FateProblem or an AttentionSystem", type(instance).__name__)
+    from verify.validated.problem import exact
+
+    t_max = exact(t_max, "t_max")
+    if not 0 < t_max <= MAX_ENTRY:
+        raise InvalidInput("t_max", f"a rational in (0, {MAX_ENTRY}]", str(t_max))
+    if isinstance(t_sim, bool) or not isinstance(t_sim, (int, float)) or not 0 < t_sim <= 1e5:
+        raise InvalidInput("t_sim", "a number in (0, 1e5]", t_sim)
+
+    def done(fate: Fate, reason: str, **kw) -> FateReport:
+        stats = {"t_max": str(t_max), "wall_time_s": round(time.perf_counter() - started, 3), **kw.pop("stats", {})}
+        return FateReport(problem.name, fate, reason, stats=stats, **kw)
+
+    if problem.identity_values():
+        route = "hemisphere" if problem.mask == "full" else "cap"
+        found: list = []
+        if route == "hemisphere":
+            def test(X):
+                z = propose_z(X)
+                if z is not None and hemisphere_test(z)(X):
+                    found.append(z)
+                    return True
+                return False
+        else:
+            test = cap_test(problem)
+        run = run_until(problem.field, problem.initial, t_max, test)
+        stats = {"steps": run.steps, "status": run.status}
+        first = run.time
+        target = "open hemisphere" if route == "hemisphere" else "open cap around x_1"
+        if not run.entered:
+            return done(Fate.UNKNOWN, f"U^h = I: {_why(run, target, t_max)}", stats=stats)
+        z, certified_at = (found[-1] if found else None), run.time
+        if z is not None:  # the chart hull only shrinks after entry: run on until it pins x* down
+            tight = run_until(problem.field, problem.initial, t_max, _tight_hemisphere(found))
+            if tight.entered:
+                z, certified_at, run = found[-1], tight.time, tight
+                stats["limit_time"] = str(tight.time)
+        cert = FateCertificate(problem, "consensus", route, certified_at, z, None, f"{problem.name}: fate")
+        limit = hemisphere_route_limit(z, run, OPTIONS.prec) if z is not None else cap_route_limit(problem, OPTIONS.prec)
+        reason = (f"U^h = I and the enclosure is in the {target} at t = {float(first):.6g}: "
+                  + ("Theorem 3.2 (hemisphere entered later; docs/model.md §2)" if z is not None
+                     else "the cap bound of Theorem 4.2 (docs/depth.md, 4.2 ODE)"))
+        return done(Fate.CONSENSUS, reason, entry_time=first, route=route, limit=limit, certificate=cert, stats=stats)
+
+    X, t_hint, residual = simulate(problem, t_sim)
+    hint = {"simulated_to": t_hint, "field_residual": residual}
+    if residual > SETTLED * 1e3:
+        return done(Fate.UNKNOWN, f"the float simulation has not settled by t = {t_hint:g} (|field| = {residual:.3g}): "
+                                  "no candidate limit (the tokens may rotate, oscillate or converge slowly)", stats=hint)
+    basin, why = propose_basin(problem, X)
+    if basin is None:
+        return done(Fate.UNKNOWN, why, stats=hint)
+    check = check_basin(problem, basin)
+    run = run_until(problem.field, problem.initial, t_max, lambda E: entered(basin, E))
+    stats = {**hint, "steps": run.steps, "status": run.status, "basin_radius": str(basin.R[0]),
+             "basin_level": str(basin.r), "decay": str(check.decay)}
+    if not run.entered:
+        return done(Fate.UNKNOWN, f"basin certified ({check.reason}), but {_why(run, 'basin', t_max)}", stats=stats)
+    limit = basin_limit(problem, basin, check.limit)
+    fate = Fate.CONSENSUS if basin.kind == "consensus" else Fate.NON_CONSENSUS
+    if fate is Fate.NON_CONSENSUS and len(limit.groups) < 2:
+        return done(Fate.UNKNOWN, "the equilibrium's tokens could not be proved distinct", stats=stats)
+    cert = FateCertificate(problem, fate.value, "basin", run.time, None, basin, f"{problem.name}: fate")
+    reason = f"the enclosure is in the certified basin at t = {float(run.time):.6g}: {check.reason}"
+    return done(fate, reason, entry_time=run.time, route="basin", limit=limit, certificate=cert, stats=stats)
+
+
+def fate_from_file(path, **options) -> FateReport:
+    """:func:`certify_fate` of a JSON instance file (``InvalidInput`` for a malformed file)."""
+    from theorems.system_json import load_system
+
+    return certify_fate(load_system(path), **options)
+
+
+__all__ = ["DEFAULT_T_MAX", "certify_fate", "fate_from_file"]

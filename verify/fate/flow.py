@@ -1,0 +1,75 @@
+"""The validated enclosure of eq. 5 run until a test on the enclosure succeeds (or ``t_max``).
+
+The same steps as :func:`verify.validated.integrate_validated` (a Lohner set carried through
+:func:`verify.validated.step.validated_step`; every enclosure is arb balls at ``options.prec``
+bits), but the run stops at the first step end whose enclosure ``entered`` accepts, so a fate is
+not paid for with the rest of the horizon.  The test is called on the initial balls too.  Floats
+only propose step sizes and frames; the enclosures are rigorous whatever they propose.
+
+Not guaranteed: that the test ever succeeds (the run then ends at ``t_max``, at the width limit or
+when the step becomes too small; ``status`` says which).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Sequence, final
+
+from flint import arb, arb_mat, ctx
+
+from verify.validated import Field, Tokens, ValidatedOptions
+from verify.validated.balls import field_data, flat, initial_box, max_width, rows
+from verify.validated.lohner import LohnerSet
+from verify.validated.step import validated_step
+
+Rows = tuple[tuple[arb, ...], ...]
+OPTIONS = ValidatedOptions(order=12, tol=1e-12, max_width=0.5, max_steps=4000)
+"""The fate run tolerates wider enclosures than a depth window: a basin may still be entered."""
+
+
+@final
+@dataclass(frozen=True, eq=False)
+class FlowRun:
+    entered: bool
+    time: Fraction
+    """The entry time when ``entered``, else the last time reached."""
+    enclosure: Rows
+    steps: int
+    status: str
+    """``entered``, ``t_max`` (horizon reached without entry), ``width``, ``step_too_small``, ``max_steps``."""
+    width: float
+
+
+def run_until(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[Rows], bool],
+              options: ValidatedOptions = OPTIONS) -> FlowRun:
+    """Enclose eq. 5 from ``tokens`` until ``entered(enclosure)`` holds at a step end (or at 0)."""
+    N, d = tokens.N, tokens.d
+    heads = field_data(field)
+    with ctx.workprec(options.prec):
+        centres, radius = initial_box(tokens)
+        spread = arb(0, radius.abs_upper())
+        initial = arb_mat(N, d, [c + spread for c in centres.entries()])
+        enclosure = rows(initial)
+        if entered(enclosure):
+            return FlowRun(True, Fraction(0), enclosure, 0, "entered", max_width(enclosure))
+        S = LohnerSet.from_box(flat(initial))
+        t, hint, steps = Fraction(0), None, 0
+        while t < t_max:
+            if steps >= options.max_steps:
+                return FlowRun(False, t, enclosure, steps, "max_steps", max_width(enclosure))
+            out = validated_step(S, N, d, heads, field.causal, t_max - t, options, hint)
+            if out.new is None:
+                return FlowRun(False, t, enclosure, steps, "step_too_small", max_width(enclosure))
+            S, t, steps = out.new, t + out.h, steps + 1
+            enclosure = rows(out.end)
+            width = max_width(enclosure)
+            hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
+            if entered(enclosure):
+                return FlowRun(True, t, enclosure, steps, "entered", width)
+            if math.isnan(width) or width > options.max_width:
+                return FlowRun(False, t, enclosure, steps, "width", width)
+    return FlowRun(False, t, enclosure, steps, "t_max", max_width(enclosure))
+
+
+__all__ = ["FlowRun", "OPTIONS", "Rows", "run_until"]
