@@ -28,8 +28,9 @@ MAY_IMPORT = {
 }
 CLI = "verify/cli/"
 """The CLI commands dispatch to :mod:`llm_checks` (``audit``, ``consensus``, the LLM cases of ``reproduce``)."""
-API_DISPATCH = ("verify/api/audit.py", "verify/api/consensus.py")
-"""The façade calls ``verify.audit`` / ``verify.consensus`` import :mod:`llm_checks` inside the call only."""
+API_DISPATCH = ("verify/api/audit.py", "verify/api/consensus.py", "verify/api/fate_heads.py")
+"""The façade calls ``verify.audit`` / ``verify.consensus`` import :mod:`llm_checks` inside the call only;
+``verify/api/fate_heads.py`` (``verify audit MODEL --fate``) reads weights and hidden states the same way."""
 LAZY_HEAVY = {
     "numerics/torch_backend.py": "optional torch integrator backend; torch imported inside a function, "
                                  "MissingDependency when absent",

@@ -1,0 +1,43 @@
+"""``verify audit MODEL --fate``: the layer x head map of certified fates (glue, dispatch file).
+
+This module imports :mod:`llm_checks` inside the call only (listed in ``tests/test_import_graph.py``
+with the other dispatch files): :mod:`llm_checks.head_factors` extracts the float32 weights and the
+prompt's hidden states; :mod:`verify.fate.head_map` certifies each head from those exact binary
+rationals.
+"""
+from __future__ import annotations
+
+from theorems.errors import InvalidInput
+
+DEFAULT_PROMPT = "The cat sat on the warm mat today."
+
+
+def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
+               weights=None, on_event=None):
+    """:class:`~verify.fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
+    ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
+    tokenizer's ids cut to ``max_tokens``."""
+    from llm_checks.head_factors import head_factors, prompt_ids
+    from llm_checks.loaders import load_model
+
+    from verify.fate.head_map import certify_heads
+
+    if prompt is not None and prompts is not None:
+        raise InvalidInput("prompt", "either --prompt or --prompts, not both", "both")
+    if prompts is not None:
+        from pathlib import Path
+
+        lines = [line for line in Path(prompts).read_text().splitlines() if line.strip()]
+        if not lines:
+            raise InvalidInput("prompts", "a text file with at least one non-empty line", prompts)
+        prompt = lines[0]
+    text = DEFAULT_PROMPT if prompt is None else prompt
+    loaded = load_model(model, weights=weights, on_event=on_event)
+    ids, strings = prompt_ids(loaded, text, max_tokens)
+    factors = head_factors(loaded, ids, strings)
+    return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings,
+                         provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
+                                     "positions": factors.positions, "norm": factors.norm})
+
+
+__all__ = ["DEFAULT_PROMPT", "audit_fate"]
