@@ -11,10 +11,11 @@ where ``S`` runs over the stored terms, ``g_S`` is the product of the constraint
 so on ``K`` every term is ``>= 0`` (the ``h_l`` vanish) and so is ``p``.
 
 :meth:`Certificate.recheck` verifies exactly this and nothing else, with
-:class:`fractions.Fraction` arithmetic: symmetry and PSD of every Gram matrix (exact LDL^T), and
-equality of the two sides on every monomial.  It never imports the solver (this module imports
-only the standard library, :mod:`theorems.verdict` and :mod:`theorems.errors`; loading
-validates every field first, see :mod:`.cert_schema`).  Not guaranteed: that ``K`` is the set
+:class:`fractions.Fraction` arithmetic: symmetry and PSD of every Gram matrix (exact LDL^T; blocks of
+32 rows and more first try the exact congruence witnesses of :mod:`.psd_congruence`, integer
+matrix products in python-flint), and equality of the two sides on every monomial.  It never
+imports the solver (this module imports only the standard library, :mod:`theorems.verdict` and
+:mod:`theorems.errors`; loading validates every field first, see :mod:`.cert_schema`).  Not guaranteed: that ``K`` is the set
 the user had in mind — the certificate proves the statement it carries, as it is printed.
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from theorems.verdict import Verdict, fails, holds
 
 from . import cert_schema as S
 from . import poly
-from .exact_psd import check_psd
+from .psd_congruence import decide_psd
 
 FORMAT = "consensus-verify/sos-certificate"
 VERSION = 1
@@ -116,7 +117,7 @@ class Certificate:
                 return fails(name, f"{where}: basis monomials must be distinct {n}-tuples")
             if len(term.gram) != len(term.basis):
                 return fails(name, f"{where}: Gram matrix has {len(term.gram)} rows for {len(term.basis)} monomials")
-            psd = check_psd(term.gram)
+            psd = decide_psd(term.gram)
             if not psd.ok:
                 return fails(name, f"{where} is not positive semidefinite: {psd.reason}",
                              {"block": k, "reason": psd.reason})

@@ -12,6 +12,12 @@ there on the pipeline is the one before the loose step: the plain SDP only when 
 positive or its rounding fails (solving both on every program doubled the float time).
 Solver accuracy decides only whether rounding succeeds; what is proved is decided by the exact
 rounding and re-check.
+Programs with a Gram block of at least :data:`FIRST_ORDER_FROM` monomials take a first-order
+margin solve first (SCS on the conic form, :mod:`verify._sos.first_order`: loose, then tight
+warm-started from it), since an interior-point method's memory grows like the fourth power of
+the block size; only when its point does not round does the pipeline above run (Clarabel: its
+refinement and facial reduction), and only while Clarabel's dense Newton blocks stay below
+:data:`CLARABEL_NEWTON_MAX` entries; beyond that the verdict is "unknown" with the reason.
 If the margin solve finds no interior point (``t <= 0``: every feasible Gram matrix is singular),
 a basis monomial whose diagonal entry is numerically zero in the plain solution is dropped and the
 program solved again (a cheap facial reduction; any basis is sound, the re-check decides).
@@ -26,6 +32,7 @@ from typing import Sequence, final
 from .program import GramProgram
 from .rounding import DEFAULT_DENOMINATORS, ExactPoint, Projector, RoundingOutcome, rationalize
 from .solve import LOOSE, FloatSolution, solve_margin, solve_plain
+from . import first_order as fo
 from .stats import SearchStats
 from . import poly
 
@@ -36,6 +43,15 @@ LOOSE_FROM_UNKNOWNS = 100
 dominates (measured: 3.6 ms loose against 3.5 ms default accuracy at 55 unknowns, 11 against 16 ms
 at 210, 0.25 against 0.48 s at 630), so it would save nothing when it rounds and cost a solve when
 it does not."""
+
+FIRST_ORDER_FROM = 80
+"""Programs whose largest Gram block has at least this many monomials start with the first-order
+(SCS) margin solve; smaller ones (every certificate of the paper) keep the interior-point path
+unchanged."""
+CLARABEL_NEWTON_MAX = 35_000_000
+"""Largest :func:`verify._sos.first_order.newton_entries` for which the Clarabel fallback runs
+after a first-order point failed to round: measured 4.6 GB peak at 8.7e7 (one block of 136), so
+this bound keeps it near 2 GB (one block of about 108)."""
 
 
 @final
@@ -90,8 +106,29 @@ def _round(program: GramProgram, projector: Projector, solution: FloatSolution, 
     return outcome
 
 
+def _first_order(program: GramProgram, system, denominators: Sequence[int], times: dict,
+                 info: dict) -> tuple[RoundingOutcome | None, Projector | None]:
+    """The SCS margin solve, loose then tight (warm-started), each point rounded exactly."""
+    data = fo.ConicData(program, system)
+    projector, outcome, warm = None, None, None
+    for accuracy in (fo.LOOSE, fo.TIGHT):
+        solution, warm = fo.solve_first_order(data, accuracy, warm)
+        _note_margin(times, info, solution)
+        if not _interior(solution):
+            break  # no interior point at all: a tighter solve will not create one
+        start = time.perf_counter()
+        projector = projector if projector is not None else Projector(system)
+        outcome = _round(program, projector, solution, denominators, info)
+        times["rounding"] += time.perf_counter() - start
+        if outcome.point is not None:
+            break
+    return outcome, projector
+
+
 def search(program: GramProgram, solver: str = "CLARABEL",
-           denominators: Sequence[int] = DEFAULT_DENOMINATORS) -> SearchOutcome:
+           denominators: Sequence[int] = DEFAULT_DENOMINATORS, first_order: bool = True) -> SearchOutcome:
+    """Search an exact point of ``program`` (see the module doc).  ``first_order=False`` keeps every
+    program on the interior-point path (the benchmarks' peer)."""
     times = {"float": 0.0, "margin": 0.0, "rounding": 0.0}
     info: dict = {"solver": solver}
     reductions = 0
@@ -107,9 +144,19 @@ def search(program: GramProgram, solver: str = "CLARABEL",
         if not program.blocks and not program.params:
             return SearchOutcome(None, program, "nothing to search: no Gram block and no free parameter",
                                  SearchStats(**_stat_times(times), **info))
+        projector = None
+        if first_order and reductions == 0 and max([0] + [len(b.basis) for b in program.blocks]) >= FIRST_ORDER_FROM:
+            outcome, projector = _first_order(program, system, denominators, times, info)
+            if outcome is not None and outcome.point is not None:
+                return SearchOutcome(outcome.point, program, outcome.reason, SearchStats(**_stat_times(times), **info))
+            entries = fo.newton_entries(program)
+            if solver == "CLARABEL" and entries > CLARABEL_NEWTON_MAX:
+                why = outcome.reason if outcome is not None else f"no interior point (margin {info.get('margin')})"
+                return SearchOutcome(None, program, f"the first-order (SCS) margin point did not round ({why}); "
+                                     f"the Clarabel fallback would need {entries:.2g} dense Newton entries (more than "
+                                     f"{CLARABEL_NEWTON_MAX:.2g}): not run", SearchStats(**_stat_times(times), **info))
         # A loose interior point first: it costs a few interior-point iterations, and
         # when it rounds, the accurate solves are never needed.
-        projector = None
         if program.n_columns >= LOOSE_FROM_UNKNOWNS:
             loose = solve_margin(program, system, solver, LOOSE)
             _note_margin(times, info, loose)

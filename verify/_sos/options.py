@@ -30,7 +30,10 @@ class SOSOptions:
     """``degree``: largest total degree of every term (None: the largest input degree rounded up to
     even); ``products``: products of constraints (True all, or the most factors, >= 2); ``solver``;
     ``refute``: first look for a rational counterexample; ``denominators``: rounding denominators,
-    tried smallest first; ``label``: a name stored in the certificate."""
+    tried smallest first; ``label``: a name stored in the certificate; ``first_order``: start large
+    programs with the SCS margin solve (:data:`verify._sos.engine.FIRST_ORDER_FROM`);
+    ``term_sparsity``: split large Gram blocks by term sparsity (:mod:`verify._sos.sparsity`, exact).
+    Neither changes what is proved, only how the search finds it."""
 
     degree: int | None = None
     products: bool | int = False
@@ -38,6 +41,8 @@ class SOSOptions:
     refute: bool = True
     denominators: Sequence[int] = DEFAULT_DENOMINATORS
     label: str = ""
+    first_order: bool = True
+    term_sparsity: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solver", normalize_solver(self.solver))
@@ -53,13 +58,17 @@ class SOSOptions:
         object.__setattr__(self, "denominators", tuple(int(x) for x in dens))
         if not isinstance(self.refute, bool):
             raise InvalidInput("refute", "a bool", self.refute)
+        for name in ("first_order", "term_sparsity"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(name, "a bool", getattr(self, name))
         if not isinstance(self.label, str):
             raise InvalidInput("label", "a string", self.label)
 
     def to_json(self, degree: int) -> dict[str, Any]:
         """The options as recorded in a result's provenance (with the degree actually used)."""
         return {"degree": degree, "products": self.products, "solver": self.solver, "refute": self.refute,
-                "denominators": list(self.denominators)}
+                "denominators": list(self.denominators), "first_order": self.first_order,
+                "term_sparsity": self.term_sparsity}
 
 
 __all__ = ["SOLVERS", "SOSOptions", "normalize_solver"]

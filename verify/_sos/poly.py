@@ -7,7 +7,9 @@ coefficients are never stored, so two polynomials are equal exactly when their d
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from operator import add as _add_ints
 from typing import Iterable, Mapping, Sequence
 
 from theorems.errors import InvalidInput
@@ -61,7 +63,7 @@ def scale(p: Mapping[Monomial, Fraction], factor: Fraction | int) -> Poly:
 
 
 def mono_mul(a: Monomial, b: Monomial) -> Monomial:
-    return tuple(x + y for x, y in zip(a, b))
+    return tuple(map(_add_ints, a, b))
 
 
 def mul(p: Mapping[Monomial, Fraction], q: Mapping[Monomial, Fraction]) -> Poly:
@@ -117,20 +119,23 @@ def derivative(p: Mapping[Monomial, Fraction], index: int) -> Poly:
 
 def gram_poly(weight: Mapping[Monomial, Fraction], basis: Sequence[Monomial],
               gram: Sequence[Sequence[Fraction]]) -> Poly:
-    """``weight * m^T Q m`` for the monomial vector ``m = basis`` and symmetric ``Q = gram``."""
-    quad: Poly = {}
+    """``weight * m^T Q m`` for the monomial vector ``m = basis`` and symmetric ``Q = gram``.
+
+    Summed over the integers: every entry is written over the common denominator ``L`` of the
+    matrix, the numerators are added per monomial and each sum is divided by ``L`` once (exact, and
+    without a gcd per addition)."""
     size = len(basis)
+    entries = [[q if isinstance(q, Fraction) else Fraction(q) for q in row] for row in gram]
+    common = math.lcm(*(q.denominator for row in entries for q in row if q)) if size else 1
+    sums: dict[Monomial, int] = {}
     for i in range(size):
-        row = gram[i]
+        row, left = entries[i], basis[i]
         for j in range(size):
             q = row[j]
             if q:
-                m = mono_mul(basis[i], basis[j])
-                value = quad.get(m, 0) + q
-                if value:
-                    quad[m] = value
-                else:
-                    quad.pop(m, None)
+                m = tuple(map(_add_ints, left, basis[j]))
+                sums[m] = sums.get(m, 0) + q.numerator * (common // q.denominator)
+    quad: Poly = {m: Fraction(v, common) for m, v in sums.items() if v}
     return mul(weight, quad)
 
 

@@ -2,7 +2,8 @@
 
 Pipeline: parse to exact polynomials -> a cheap rational counterexample search (grid, exact check) ->
 build the Gram program (Putinar multipliers ``sigma_k`` for each ``g_k``, free multipliers for each
-``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``) ->
+``h_l``, optionally products of constraints, Schmuedgen-type, all terms of degree ``<= degree``;
+large blocks split by term sparsity, :mod:`verify._sos.sparsity`, which loses nothing) ->
 margin solve (CVXPY; at loose accuracy first on large programs, see :mod:`verify._sos.engine`; the
 plain solve only when the margin is not positive) -> exact rounding and
 projection -> exact re-check of the resulting :class:`Certificate` -> only if that fails, the
@@ -13,11 +14,11 @@ only with an exact rational witness; otherwise ``unknown`` with the step that fa
 """
 from __future__ import annotations
 
-import math
-
 import dataclasses
+import math
 import itertools
 import time
+from fractions import Fraction
 from typing import Sequence
 
 import sympy
@@ -27,10 +28,12 @@ from theorems.verdict import fails, holds, unknown
 
 from . import poly, shipped
 from .bases import half_degree_basis, newton_basis
+from .cert_schema import MAX_TERMS
 from .certificate import Certificate, EqTerm, SOSTerm, freeze
 from .parse import symbols_from_names, to_exact, to_exact_all
 from .program import FreeParam, GramBlock, GramProgram
 from .refute import Witness, grid_witness, local_witness
+from .sparsity import split_blocks
 from .result import SOSResult
 from .rounding import DEFAULT_DENOMINATORS, ExactPoint
 from .options import SOSOptions
@@ -96,11 +99,33 @@ def certificate_from_point(program: GramProgram, point: ExactPoint, variables: t
     used_h = sorted(l for l, m in multipliers.items() if m)
     g_index = {k: i for i, k in enumerate(used_g)}
     h_index = {l: i for i, l in enumerate(used_h)}
+    if len(blocks) > MAX_TERMS:
+        blocks = _merge_by_multiplier(blocks)
     terms = [SOSTerm(tuple(g_index[k] for k in block.multiplier), *drop_zero_rows(block.basis, gram))
              for block, gram in blocks]
     eq_terms = [EqTerm(h_index[l], freeze(multipliers[l])) for l in used_h]
     return Certificate(variables, freeze(p), tuple(freeze(ineqs[k]) for k in used_g),
                        tuple(freeze(eqs[l]) for l in used_h), tuple(terms), tuple(eq_terms), label)
+
+
+def _merge_by_multiplier(blocks):
+    """One block-diagonal Gram block per multiplier (when term sparsity made more blocks than a
+    certificate file holds, :data:`verify._sos.cert_schema.MAX_TERMS`): the same polynomial."""
+    merged: dict[tuple[int, ...], tuple[list, list]] = {}
+    for block, gram in blocks:
+        basis, parts = merged.setdefault(block.multiplier, ([], []))
+        basis.extend(block.basis)
+        parts.append(gram)
+    out = []
+    for multiplier, (basis, parts) in merged.items():
+        size, offset = len(basis), 0
+        full = [[Fraction(0)] * size for _ in range(size)]
+        for gram in parts:
+            for i, row in enumerate(gram):
+                full[offset + i][offset:offset + len(row)] = row
+            offset += len(gram)
+        out.append((GramBlock(0, multiplier, (), tuple(basis)), full))
+    return out
 
 
 def drop_zero_rows(basis, gram) -> tuple[tuple, tuple]:
@@ -113,6 +138,11 @@ def default_degree(p: poly.Poly, ineqs: Sequence[poly.Poly], eqs: Sequence[poly.
     d = max([poly.degree(p)] + [poly.degree(g) for g in ineqs] + [poly.degree(h) for h in eqs] + [0])
     return d + (d % 2)
 
+
+TERM_SPARSITY_FROM = 30
+"""Programs whose largest Gram block has at least this many monomials are split by term sparsity
+(:func:`verify._sos.sparsity.split_blocks`, which loses nothing); smaller ones, every certificate of
+the paper among them, keep their dense blocks, so their certificates stay as they were."""
 
 MAX_GRAM = 400
 """Largest Gram block this engine builds: beyond it the SDP and the exact rational checks exceed
@@ -156,7 +186,9 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
     from .engine import search  # lazily: the engine imports CVXPY and the solvers (cold start)
 
     program = build_program(p, n, ineqs, eqs, degree, products)
-    outcome = search(program, solver, denominators)
+    if options.term_sparsity and max([0] + [len(b.basis) for b in program.blocks]) >= TERM_SPARSITY_FROM:
+        program = split_blocks(program)
+    outcome = search(program, solver, denominators, options.first_order)
     if outcome.point is None:
         late = _late_witness(p, n, ineqs, eqs, refute)
         if late[0] is not None:
@@ -231,7 +263,8 @@ def _add_rounding(stats: SearchStats, seconds: float) -> SearchStats:
 
 def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None, products: bool | int = False,
                       solver: str = "CLARABEL", refute: bool = True,
-                      denominators: Sequence[int] = DEFAULT_DENOMINATORS, label: str = "") -> SOSResult:
+                      denominators: Sequence[int] = DEFAULT_DENOMINATORS, label: str = "",
+                      first_order: bool = True, term_sparsity: bool = True) -> SOSResult:
     """Prove ``p >= 0`` on ``{g >= 0 for g in ineqs, h == 0 for h in eqs}`` with an exact certificate.
 
     ``p``, ``ineqs``, ``eqs``: SymPy expressions/Polys (or strings, parsed safely) with rational
@@ -239,7 +272,8 @@ def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None,
     total degree of every term ``g_S sigma_S`` and ``lambda_l h_l`` (default: the largest input
     degree rounded up to even).  ``products``: add products of constraints (``True`` all, or an
     int = most factors).  ``solver``: ``"CLARABEL"`` (default) or ``"SCS"``.  ``refute``: first
-    look for a rational counterexample (exact check).  Raises :class:`InvalidInput` for malformed
+    look for a rational counterexample (exact check).  ``first_order`` / ``term_sparsity``: see
+    :class:`SOSOptions` (search strategy only).  Raises :class:`InvalidInput` for malformed
     input; an inconclusive search is a result (``unknown``), not an exception.
     """
     symbols = resolve_symbols(variables)
@@ -247,5 +281,5 @@ def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None,
     exact_p = to_exact(p, symbols, "p")
     exact_g = to_exact_all(ineqs, symbols, "ineqs")
     exact_h = to_exact_all(eqs, symbols, "eqs")
-    options = SOSOptions(degree, products, solver, refute, tuple(denominators), label)
+    options = SOSOptions(degree, products, solver, refute, tuple(denominators), label, first_order, term_sparsity)
     return prove_exact(exact_p, names, exact_g, exact_h, options)

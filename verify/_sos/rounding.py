@@ -8,8 +8,11 @@ Given a float solution ``z_f`` of ``A z = b, X_b >= 0`` (ideally an interior poi
    ``z = z~ - W^{-1} A^T (A W^{-1} A^T)^{-1} (A z~ - b)`` restricted to a maximal set of independent
    rows (found by an exact RREF with python-flint).  The identity now holds *exactly*;
 3. check every Gram block PSD exactly with python-flint (:func:`theorems.psd_flint.psd_decision`;
-   the certificate's re-check then uses the independent standard-library
-   :func:`verify._sos.exact_psd.check_psd`).
+   the certificate's re-check then uses the independent code of :mod:`verify._sos.exact_psd` and
+   :mod:`verify._sos.psd_congruence`).  Blocks larger than :data:`CHARPOLY_UP_TO` (whose exact
+   characteristic polynomial costs seconds to minutes) are only *screened* here, by the smallest
+   float eigenvalue of the exact matrix; the exact PSD decision for them is the re-check's, and a
+   block that passes the screen but not the re-check makes the search's verdict "unknown".
 
 If the float point had PSD margin ``t`` and the rounding plus projection moves each block by less
 than ``t`` (in spectral norm), step 3 succeeds; that is why the margin solve comes first.  Several
@@ -27,14 +30,22 @@ import numpy as np
 from theorems.psd_flint import psd_decision
 
 from .program import GramProgram, LinearSystem
+from .threads import one_blas_thread
 
 DEFAULT_DENOMINATORS = (2 ** 8, 2 ** 12, 2 ** 16, 2 ** 20, 2 ** 26, 2 ** 32)
+CHARPOLY_UP_TO = 100
+"""Largest block decided exactly during rounding (flint characteristic polynomial: 0.15 s at 120,
+about 20 s at 330); larger blocks are screened in floating point (see the module doc)."""
+SCREEN_MARGIN = 1e-9
+"""A screened block passes when its smallest float eigenvalue exceeds ``SCREEN_MARGIN * n * ||Q||``
+(well above the ``n eps ||Q||`` backward error of the eigenvalue solver)."""
 
 
 @final
 @dataclass(frozen=True)
 class ExactPoint:
-    """An exact solution of ``A z = b`` whose Gram blocks passed the exact PSD check."""
+    """An exact solution of ``A z = b`` whose Gram blocks passed the PSD check of rounding (exact up to
+    :data:`CHARPOLY_UP_TO` rows, a float screen above: the certificate's re-check decides)."""
 
     grams: tuple[tuple[tuple[Fraction, ...], ...], ...]
     params: tuple[Fraction, ...]
@@ -89,25 +100,30 @@ class Projector:
 
     def __init__(self, system: LinearSystem) -> None:
         self.system = system
-        gram: dict[tuple[int, int], Fraction] = {}
-        for col, weight in zip(system.columns, system.weights):
-            inv = Fraction(1, weight)
+        # python-flint rationals throughout (about ten times faster than Fraction here); the
+        # result is handed back as Fractions.
+        self._columns = [tuple((r, _fmpq(v)) for r, v in col) for col in system.columns]
+        self._rhs = [_fmpq(v) for v in system.rhs]
+        gram: dict[tuple[int, int], flint.fmpq] = {}
+        for col, weight in zip(self._columns, system.weights):
             for r1, v1 in col:
                 for r2, v2 in col:
-                    gram[(r1, r2)] = gram.get((r1, r2), Fraction(0)) + v1 * v2 * inv
-        blocks: list[tuple[tuple[int, ...], Fraction | flint.fmpq_mat]] = []
+                    term = v1 * v2 / weight
+                    key = (r1, r2)
+                    gram[key] = gram[key] + term if key in gram else term
+        blocks: list[tuple[tuple[int, ...], flint.fmpq | flint.fmpq_mat]] = []
         for rows in _row_components(system):
             if len(rows) == 1:
                 value = gram.get((rows[0], rows[0]))
-                if value:
+                if value is not None and value != 0:
                     blocks.append(((rows[0],), value))
                 continue
             dense = flint.fmpq_mat(len(rows), len(rows))
             for a, ra in enumerate(rows):
                 for b, rb in enumerate(rows):
                     value = gram.get((ra, rb))
-                    if value:
-                        dense[a, b] = _fmpq(value)
+                    if value is not None:
+                        dense[a, b] = value
             reduced, rank = dense.rref()
             local, col = [], 0
             for r in range(rank):
@@ -125,49 +141,50 @@ class Projector:
         self.blocks = tuple(blocks)
         self.pivots = sorted(r for rows, _ in blocks for r in rows)
 
-    def _multipliers(self, residual: Sequence[Fraction]) -> dict[int, Fraction]:
+    def _residual(self, z: Sequence[flint.fmpq]) -> list[flint.fmpq]:
+        residual = [-v for v in self._rhs]
+        for value, col in zip(z, self._columns):
+            if value != 0:
+                for r, a in col:
+                    residual[r] += a * value
+        return residual
+
+    def _multipliers(self, residual: Sequence[flint.fmpq]) -> dict[int, flint.fmpq]:
         """``y`` with ``G_PP y = residual_P`` on the pivot rows ``P``, block by block."""
-        y_by_row: dict[int, Fraction] = {}
+        y_by_row: dict[int, flint.fmpq] = {}
         for rows, factor in self.blocks:
-            if isinstance(factor, Fraction):
+            if isinstance(factor, flint.fmpq):
                 value = residual[rows[0]]
-                if value:
+                if value != 0:
                     y_by_row[rows[0]] = value / factor
                 continue
-            if not any(residual[r] for r in rows):
+            if not any(residual[r] != 0 for r in rows):
                 continue
-            vec = flint.fmpq_mat(len(rows), 1, [_fmpq(residual[r]) for r in rows])
+            vec = flint.fmpq_mat(len(rows), 1, [residual[r] for r in rows])
             y = factor.solve(vec)
             for a, r in enumerate(rows):
                 q = y[a, 0]
                 if q != 0:
-                    y_by_row[r] = Fraction(int(q.p), int(q.q))
+                    y_by_row[r] = q
         return y_by_row
 
-    def project(self, z: Sequence[Fraction]) -> tuple[list[Fraction], str]:
+    def project(self, z: Sequence[Fraction | flint.fmpq]) -> tuple[list[Fraction], str]:
         """Project; returns ``(z_exact, "")`` or ``([], reason)`` when the system is inconsistent."""
-        system = self.system
-        residual = [-v for v in system.rhs]
-        for value, col in zip(z, system.columns):
-            if value:
-                for r, a in col:
-                    residual[r] += a * value
-        y_by_row = self._multipliers(residual)
-        out = list(z)
+        out = [v if isinstance(v, flint.fmpq) else _fmpq(Fraction(v)) for v in z]
+        y_by_row = self._multipliers(self._residual(out))
         if y_by_row:
-            for c, (col, weight) in enumerate(zip(system.columns, system.weights)):
-                shift = sum((a * y_by_row[r] for r, a in col if r in y_by_row), Fraction(0))
-                if shift:
-                    out[c] = out[c] - shift / weight
-        check = [-v for v in system.rhs]
-        for value, col in zip(out, system.columns):
-            if value:
+            for c, (col, weight) in enumerate(zip(self._columns, self.system.weights)):
+                shift = None
                 for r, a in col:
-                    check[r] += a * value
-        bad = [r for r, v in enumerate(check) if v]
+                    y = y_by_row.get(r)
+                    if y is not None:
+                        shift = a * y if shift is None else shift + a * y
+                if shift is not None and shift != 0:
+                    out[c] = out[c] - shift / weight
+        bad = [r for r, v in enumerate(self._residual(out)) if v != 0]
         if bad:
             return [], f"coefficient-matching system is inconsistent ({len(bad)} rows cannot be met exactly)"
-        return out, ""
+        return [Fraction(int(q.p), int(q.q)) for q in out], ""
 
 
 def float_vector(program: GramProgram, grams: Sequence[np.ndarray], params: np.ndarray) -> list[float]:
@@ -194,6 +211,19 @@ def split(program: GramProgram, z: Sequence[Fraction]) -> tuple[list[list[list[F
     return grams, list(z[position:])
 
 
+def _block_psd(matrix: list[list[Fraction]]) -> tuple[bool, str]:
+    """Exact (flint) up to :data:`CHARPOLY_UP_TO` rows, a float screen above (the re-check decides)."""
+    if len(matrix) <= CHARPOLY_UP_TO:
+        check = psd_decision(matrix)
+        return check.psd, check.reason
+    with one_blas_thread():
+        values = np.linalg.eigvalsh(np.array([[float(x) for x in row] for row in matrix]))
+    bound = SCREEN_MARGIN * len(matrix) * max(1.0, float(np.max(np.abs(values))))
+    if values[0] > bound:
+        return True, f"screened: smallest float eigenvalue {values[0]:.3g} (the exact decision is the re-check's)"
+    return False, f"screened: smallest float eigenvalue {values[0]:.3g} <= {bound:.3g}"
+
+
 def rationalize(program: GramProgram, projector: Projector, grams: Sequence[np.ndarray], params: np.ndarray,
                 denominators: Sequence[int] = DEFAULT_DENOMINATORS) -> RoundingOutcome:
     """Round, project exactly and check PSD exactly for each denominator until one works."""
@@ -202,16 +232,16 @@ def rationalize(program: GramProgram, projector: Projector, grams: Sequence[np.n
         return RoundingOutcome(None, "the float solution contains non-finite values", 0)
     last = "no denominator tried"
     for attempt, D in enumerate(denominators, start=1):
-        z_round = [Fraction(round(v * D), D) for v in z_float]
+        z_round = [flint.fmpq(round(v * D), D) for v in z_float]
         z_exact, why = projector.project(z_round)
         if why:
             return RoundingOutcome(None, why, attempt)
         exact_grams, exact_params = split(program, z_exact)
         failed = None
         for k, matrix in enumerate(exact_grams):
-            check = psd_decision(matrix)
-            if not check.psd:
-                failed = f"with denominator {D}, Gram block {k} (size {len(matrix)}) is not PSD after exact projection: {check.reason}"
+            psd, reason = _block_psd(matrix)
+            if not psd:
+                failed = f"with denominator {D}, Gram block {k} (size {len(matrix)}) is not PSD after exact projection: {reason}"
                 break
         if failed is None:
             point = ExactPoint(tuple(tuple(tuple(row) for row in m) for m in exact_grams), tuple(exact_params), D)

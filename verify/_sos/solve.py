@@ -1,4 +1,5 @@
-"""Floating-point search for Gram matrices with CVXPY (the only module of ``verify.sos`` that imports it).
+"""Floating-point search for Gram matrices with CVXPY (the only module of ``verify.sos`` that imports it,
+and only when a solve runs: the first-order path of :mod:`verify._sos.first_order` never needs it).
 
 Two solves per program (Peyrl & Parrilo, *Computing sum of squares decompositions with rational
 coefficients*, TCS 2008):
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, final
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -104,6 +104,8 @@ def _solve(program: GramProgram, system: LinearSystem, solver: str, margin: bool
     if (solver, accuracy) not in SOLVER_OPTIONS:
         raise InvalidInput("accuracy", f"{DEFAULT!r} or {LOOSE!r}", accuracy)
     start = time.perf_counter()
+    import cvxpy as cp  # lazily: importing CVXPY takes about a second
+
     grams = [cp.Variable((len(b.basis), len(b.basis)), symmetric=True) for b in program.blocks]
     params = cp.Variable(len(program.params)) if program.params else None
     pieces = [cp.vec(X, order="F") for X in grams] + ([params] if params is not None else [])

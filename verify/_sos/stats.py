@@ -11,9 +11,12 @@ from typing import final
 class SearchStats:
     """Wall times (seconds) of the three phases and the problem sizes.
 
-    ``margin_solves`` lists the accuracy of every margin solve in order (``"loose"`` first, then
-    ``"default"`` only when the loose point did not round); ``margin_status`` and
-    ``margin`` describe the last one.  ``margin_iterations`` / ``float_iterations`` are the solver's
+    ``margin_solves`` lists the accuracy of every margin solve in order: on programs with a block of
+    :data:`verify._sos.engine.FIRST_ORDER_FROM` monomials or more the first-order SCS solves first
+    (``"scs-loose"``, then ``"scs-tight"`` only when that point did not round); then the
+    interior-point ones (``"loose"``, then ``"default"`` only when the loose point did not round);
+    ``margin_status`` and ``margin`` describe the last one.  ``gram_blocks`` are the program's
+    blocks after the term-sparsity split (:mod:`verify._sos.sparsity`).  ``margin_iterations`` / ``float_iterations`` are the solver's
     interior-point iterations summed over the margin / plain solves (0 when it reported none).
     """
 
