@@ -79,7 +79,8 @@ def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fra
                  horizon_hint: float | None, bound: float | None = None) -> TightWindow:
     """The window of the module docstring (``tokens``: the certificate's rational tokens).
     ``bound``: the closed-form time, if any; without a hint, the float simulation that proposes the
-    horizon runs that long (metastable clusters can settle long after t = 40)."""
+    horizon runs that long (at most 1000; 400 without a closed form: metastable clusters can settle
+    long after t = 40)."""
     start = time.perf_counter()
     problem = _problem(theorem_id, system, tokens)
     if isinstance(problem, str):
@@ -88,7 +89,7 @@ def tight_window(theorem_id: str, system: AttentionSystem, tokens: list[list[Fra
     if horizon_hint is None:  # a float simulation proposes the horizon (a hint: the enclosure decides)
         from .evidence import ode_observed
 
-        horizon_hint = ode_observed(system, float(eps), max(40.0, min(bound or 40.0, 1000.0))).get("observed")
+        horizon_hint = ode_observed(system, float(eps), min(bound, 1000.0) if bound else 400.0).get("observed")
     horizon = Fraction(max(1.0, 1.5 * (horizon_hint or 10.0) + 0.5)).limit_denominator(64)
     for attempt in range(2):
         t_low, t_high, traj, window = ode_window(theorem_id, field, init, horizon, eps)
