@@ -90,12 +90,16 @@ def shade_roundoff(ax: Any, lowest: float) -> None:
 
 
 def metrics_figure(t: np.ndarray, series: Mapping[str, np.ndarray], *, title: str = "",
-                   paths: np.ndarray | None = None, paths_note: str = "") -> Any:
+                   paths: np.ndarray | None = None, paths_note: str = "", ax: Any = None) -> Any:
     """The Figure: every ``series[label]`` (``(T,)`` or ``(T, runs)``) against ``t`` on a log axis,
-    the legend below the axes; ``paths`` ``(T, N, 3)`` adds the token paths on ``S^2``."""
+    the legend below the axes; ``paths`` ``(T, N, 3)`` adds the token paths on ``S^2``.  Given an
+    existing matplotlib ``ax``, the metrics are drawn into it (no sphere panel) and its Figure returned."""
     t = np.asarray(t, dtype=float)
-    fig = new_figure((12.5 if paths is not None else 7.5, 6.2), dpi=110, layout="constrained")
-    ax = fig.add_subplot(1, 2 if paths is not None else 1, 1)
+    if ax is not None:
+        fig, paths = ax.figure, None
+    else:
+        fig = new_figure((12.5 if paths is not None else 7.5, 6.2), dpi=110, layout="constrained")
+        ax = fig.add_subplot(1, 2 if paths is not None else 1, 1)
     lowest = np.inf
     for label, values in series.items():
         values = np.asarray(values, dtype=float)
@@ -147,14 +151,15 @@ def trajectory_series(traj: Trajectory, variant: Variant = "cos", mask: str | No
     return out
 
 
-def trajectory_figure(traj: Trajectory, *, variant: Variant = "cos", title: str = "", mask: str | None = None) -> Any:
+def trajectory_figure(traj: Trajectory, *, variant: Variant = "cos", title: str = "", mask: str | None = None,
+                      ax: Any = None) -> Any:
     """The Figure of ``traj`` (module docstring); ``mask`` is the run's (``system.mask``): V is drawn
-    only for ``"causal"``."""
+    only for ``"causal"``; ``ax``: draw the metrics into this existing Axes (:func:`metrics_figure`)."""
     series = trajectory_series(traj, variant, mask)
     X = traj.states
     B = X.shape[1]
     paths = X[:, 0] if X.shape[-1] == 3 else None
-    return metrics_figure(traj.times, series, title=title, paths=paths, paths_note=f"run 0 of {B}" if B > 1 else "")
+    return metrics_figure(traj.times, series, title=title, paths=paths, paths_note=f"run 0 of {B}" if B > 1 else "", ax=ax)
 
 
 def plot_trajectory(traj: Trajectory, *, variant: Variant = "cos", title: str = "", mask: str | None = None) -> bytes:

@@ -29,6 +29,7 @@ _API = {
     "simulate": "verify.api.simulate",
     "audit": "verify.api.audit",
     "consensus": "verify.api.consensus",
+    "fate": "verify.api.fate",
 }
 
 __all__ = sorted([*_API, "Report", "SCHEMA_VERSION", "__version__"])

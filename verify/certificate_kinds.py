@@ -13,7 +13,7 @@ from ._sos.certificate import Certificate
 from ._theorem.entry_certificate import KIND as HEMISPHERE_ENTRY, EntryCertificate
 from ._sos.lyapunov_certificate import KIND as LYAPUNOV, LyapunovCertificate
 from .equilibrium.certificate import EquilibriumCertificate
-from .fate.certificate import KIND as FATE, FateCertificate
+from ._fate.certificate import KIND as FATE, FateCertificate
 
 KINDS: dict[str, Any] = {
     "nonnegativity": Certificate,

@@ -1,7 +1,7 @@
 """Safe output files: check every target before any work, write all-or-nothing.
 
 The library home of these helpers (the CLI and :mod:`verify.reproduce` both use them, so they live
-outside :mod:`verify.cli`; ``verify.cli.outputs`` re-exports them).
+outside :mod:`verify.cli`).
 
 Two calls, used by every command that writes files:
 

@@ -31,7 +31,7 @@ from theorems.verdict import VERDICT_EXIT as _VERDICT_EXIT
 
 SCHEMA_VERSION = "1"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
-         "reproduce", "depth", "error")
+         "reproduce", "depth", "fate", "error")
 VERDICTS = ("holds", "fails", "unknown", "certificate_invalid")
 VERDICT_EXIT = {verdict: int(code) for verdict, code in _VERDICT_EXIT.items()}
 """The CLI exit code each verdict carries (the one table: theorems.verdict.ExitCode)."""
@@ -212,9 +212,10 @@ class Report:
         return (f"<div><b>verify {html.escape(self.kind)}</b> {badge}"
                 f"<pre style=\"white-space:pre-wrap\">{html.escape(self.text)}</pre></div>")
 
-    def plot(self, **options: Any):
-        """A matplotlib ``Figure`` of this report (:mod:`verify.api.plots`); raises ``InvalidInput`` when
-        the kind has nothing to draw (``list``, ``sos``, ...) or the report lacks the data."""
+    def plot(self, ax: Any = None, **options: Any):
+        """The matplotlib ``Figure`` its record draws (``record.figure(ax=None)``, :mod:`verify.api.plots`);
+        ``ax``: draw into an existing Axes.  ``InvalidInput`` when the kind has nothing to draw (``list``,
+        ``sos``, ...) or the report lacks its record."""
         from verify.api.plots import figure_for
 
-        return figure_for(self, **options)
+        return figure_for(self, ax, **options)

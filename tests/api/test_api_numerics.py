@@ -22,6 +22,7 @@ from numerics.trajectory import Trajectory
 from theorems.errors import InvalidInput
 from theorems.system_json import system_from_dict
 from verify.cli.main import main
+from verify.simulation import Simulation
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
@@ -47,8 +48,11 @@ def test_simulate_without_a_preset_says_which_one_it_used_and_returns_a_frozen_r
     source = r.payload["source"]
     assert source == {"kind": "preset", "name": "constant-identity-full", "default": True, "tokens": 12, "dim": 3, "seed": 0}
     assert r.text.splitlines()[0].startswith("no preset or instance given: simulating the default preset constant-identity-full")
-    assert isinstance(r.record, Trajectory) and r.record.states.shape == (5, 1, 12, 3)
-    assert r.payload["final"]["E_pair"] == pytest.approx(float(E_pair(r.record.states[-1, 0])), rel=1e-12, abs=0)
+    traj = r.record.trajectory
+    assert isinstance(r.record, Simulation) and isinstance(traj, Trajectory) and traj.states.shape == (5, 1, 12, 3)
+    assert r.payload["final"]["E_pair"] == pytest.approx(float(E_pair(traj.states[-1, 0])), rel=1e-12, abs=0)
+    assert {k: v for k, v in r.to_json().items() if k not in ("schema_version", "kind")} == r.record.to_json()
+    assert r.record.render() == r.text  # the record owns its text and its JSON; the report wraps them
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.exit_code = 3
     copy = r.to_json()
@@ -68,7 +72,7 @@ def test_simulate_an_instance_with_digits_computes_the_metrics_at_that_precision
     exact = _exact_E_pair(5.0)
     got = CTX.mpf(text)
     assert abs(got - exact) <= CTX.mpf(10) ** -25 * exact  # two-sided, relative: 25 digits agree
-    float64 = float(E_pair(r.record.states[-1, 0]))
+    float64 = float(E_pair(r.record.trajectory.states[-1, 0]))
     assert float64 <= 0 or abs(float64 - float(exact)) > 1e-3 * float(exact)  # float64 is round-off here (~1e-16 vs 5e-23)
     assert f"E_pair={text}" in r.text
     assert r.payload["fitted_rate"]["rate"] == pytest.approx(10.0, rel=1e-6)  # the exact rate, read off the mp series

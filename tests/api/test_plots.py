@@ -3,6 +3,7 @@ the record or from today's CLI payload keys, with the data it was given; the fig
 issue 15 stay fixed; non-plottable kinds raise InvalidInput; the PNG wrappers still return PNGs."""
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -18,6 +19,7 @@ from numerics.presets import preset, with_random_tokens
 from theorems.errors import InvalidInput
 from verify.api.plots import NOTHING_TO_DRAW, figure_for
 from verify.report import Report
+from verify.simulation import Simulation
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -40,7 +42,11 @@ def _band_edges(collection, x: np.ndarray) -> dict[float, set[float]]:
 
 def _simulate_report(traj, mask: str, **payload) -> Report:
     body = {"status": "completed", "instance": "test", "mask": mask, **payload}
-    return Report("simulate", body, "text", record=traj)
+    if traj is None:
+        return Report("simulate", body, "text")
+    system = SimpleNamespace(name="test", mask=mask, N=5, d=3, H=1, beta=1)
+    record = Simulation(system, {"kind": "instance", "file": None}, {}, traj, {})
+    return Report("simulate", record.to_json() | payload, "text", record=record)
 
 
 def test_simulate_record_draws_median_and_quantile_band_with_V_only_when_causal(causal_batch):
@@ -72,18 +78,15 @@ def test_trajectory_legend_sits_outside_the_data(causal_batch):
     assert "E_first (|cos|): median of 6" in _lines(ax)
 
 
-def test_simulate_payload_batch_draws_the_payload_means_and_final_only_payload_is_refused(causal_batch):
+def test_a_payload_alone_is_never_drawn(causal_batch):
     batch = batch_summary(causal_batch)
-    fig = _simulate_report(None, "full", batch=batch).plot()
-    lines = _lines(fig.axes[0])
-    assert set(lines) == {"E_first: mean of 6 (payload: no per-run values)", "E_pair: mean of 6 (payload: no per-run values)"}
-    np.testing.assert_array_equal(lines["E_pair: mean of 6 (payload: no per-run values)"],
-                                  np.maximum(np.asarray(batch["E_pair"]["mean"]), FLOOR))
-    causal = _simulate_report(None, "causal", batch=batch).plot()
-    assert any(label.startswith("V (Thm 4.2)") for label in _lines(causal.axes[0]))
-    with pytest.raises(InvalidInput) as info:
-        _simulate_report(None, "full", final={"t": 6.0, "E_pair": 0.0}).plot()
-    assert info.value.field == "plot" and "series" in info.value.expected
+    for report in (_simulate_report(None, "full", batch=batch), _simulate_report(None, "full", final={"t": 6.0}),
+                   Report("audit", {"verdict": "fails", "layout": {"d_model": 16}, "heads": {"p": [[1.0]]}}, ""),
+                   Report("consensus", {"status": "completed", "n_blocks": 1, "metrics": {}}, ""),
+                   Report("depth", {"verdict": "holds", "bound": 3, "observed": 2.0}, "")):
+        with pytest.raises(InvalidInput) as info:
+            report.plot()
+        assert info.value.field == "plot" and "record" in info.value.expected
 
 
 def test_quantile_band_is_not_mean_plus_minus_t_and_never_reaches_the_floor_spuriously():
@@ -118,18 +121,18 @@ def test_sim_grid_panels_draw_median_and_interquartile_band():
     assert grid_png(curves).startswith(PNG)
 
 
-def _consensus_payload(E: dict[str, np.ndarray], n_blocks: int) -> dict:
-    return {"status": "completed", "n_blocks": n_blocks, "layers": E["E_first"].shape[1],
-            "options": {"prompts": E["E_first"].shape[0], "tokens": 8, "passes": 2, "ffn": False, "weights_mode": "random"},
-            "provenance": {"model": "toy"},
-            "metrics": {k: {"definition": k, "per_prompt": v.tolist()} for k, v in E.items()}}
+def _consensus_report(E: dict[str, np.ndarray], n_blocks: int) -> Report:
+    record = SimpleNamespace(E=E, n_blocks=n_blocks, provenance={"model": "toy"},
+                             options={"prompts": E["E_first"].shape[0], "tokens": 8, "passes": 2, "ffn": False,
+                                      "weights_mode": "random"})
+    return Report("consensus", {"status": "completed"}, "", record=record)
 
 
-def test_consensus_payload_keeps_E_first_visible_when_equal_to_E_first_abs():
+def test_consensus_record_keeps_E_first_visible_when_equal_to_E_first_abs():
     rng = np.random.default_rng(0)
     base = np.exp(-np.arange(12) / 4)[None, :] * (0.8 + 0.2 * rng.random((5, 1)))
     E = {"E_first": base, "E_first_abs": base.copy(), "E_pair": base ** 2}
-    fig = Report("consensus", _consensus_payload(E, 6), "").plot()
+    fig = _consensus_report(E, 6).plot()
     ax = fig.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines()}
     first, absolute = lines["E_first: median of 5"], lines["E_first_abs: median of 5"]
@@ -140,7 +143,7 @@ def test_consensus_payload_keeps_E_first_visible_when_equal_to_E_first_abs():
     assert "E_first = E_first_abs at every layer" in ax.get_title()
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     differ = dict(E, E_first_abs=base * 0.5)
-    assert "E_first = E_first_abs" not in Report("consensus", _consensus_payload(differ, 6), "").plot().axes[0].get_title()
+    assert "E_first = E_first_abs" not in _consensus_report(differ, 6).plot().axes[0].get_title()
 
 
 def test_consensus_record_and_refusals():
@@ -150,31 +153,26 @@ def test_consensus_record_and_refusals():
     fig = Report("consensus", {"status": "completed"}, "", record=record).plot(title="mine")
     assert fig.axes[0].get_title() == "mine" and fig.axes[0].get_yscale() == "linear"  # a span below 10x: linear axis
     np.testing.assert_array_equal(_lines(fig.axes[0])["E_pair: median of 3"], np.full(4, 0.3))
-    summary = _consensus_payload(E, 2)
-    for m in summary["metrics"].values():
-        del m["per_prompt"]
-    with pytest.raises(InvalidInput, match="per_prompt"):
-        Report("consensus", summary, "").plot()
     with pytest.raises(InvalidInput, match="options of a consensus figure"):
-        Report("consensus", _consensus_payload(E, 2), "").plot(variant="abs")
+        _consensus_report(E, 2).plot(variant="abs")
 
 
-def test_audit_payload_heatmaps_show_the_tables():
+def test_audit_record_heatmaps_show_the_tables():
     rng = np.random.default_rng(1)
     heads = {name: rng.random((3, 4)) for name in ("U_skew_share", "U_dist_identity", "p")}
-    payload = {"verdict": "fails", "layout": {"d_model": 16}, "provenance": {"model": "toy"},
-               "heads": {k: v.tolist() for k, v in heads.items()}}
-    fig = Report("audit", payload, "").plot()
+    record = SimpleNamespace(measurements=SimpleNamespace(heads=heads), layout={"d_model": 16}, provenance={"model": "toy"})
+    payload = {"verdict": "fails"}
+    fig = Report("audit", payload, "", record=record).plot()
     images = [ax.get_images()[0] for ax in fig.axes if ax.get_images()]
     assert len(images) == 3
     for image, name in zip(images, ("U_skew_share", "U_dist_identity", "p")):
         np.testing.assert_array_equal(np.asarray(image.get_array()), heads[name])
     assert "3 layers x 4 heads" in fig.get_suptitle()
-    with pytest.raises(InvalidInput, match="no-tables"):
-        Report("audit", {k: v for k, v in payload.items() if k != "heads"}, "").plot()
+    with pytest.raises(InvalidInput, match="record"):
+        Report("audit", payload, "").plot()
 
 
-def test_depth_record_draws_simulation_and_envelope_and_payload_draws_bound_vs_observed():
+def test_depth_record_draws_simulation_and_envelope():
     from verify._depth import certify_depth
     from verify._depth.defaults import default_instance
 
@@ -185,9 +183,8 @@ def test_depth_record_draws_simulation_and_envelope_and_payload_draws_bound_vs_o
     simulated = next(line for label, line in lines.items() if label.startswith("3.2: simulated"))
     np.testing.assert_array_equal(simulated.get_ydata(), np.maximum(record.evidence["values"], 1e-16))
     assert any(label.startswith("3.2: certified envelope, bound 795") for label in lines)
-    summary = Report("depth", payload, "").plot()
-    segments = [s for c in summary.axes[0].collections for s in c.get_segments()]
-    assert sorted(float(s[-1][0]) for s in segments) == [payload["observed"], payload["bound"]]
+    with pytest.raises(InvalidInput, match="record"):
+        Report("depth", payload, "").plot()
 
 
 def test_theorem_reintegrates_its_evidence_and_refuses_without_it():
@@ -201,9 +198,14 @@ def test_theorem_reintegrates_its_evidence_and_refuses_without_it():
     assert lines["E_pair"][-1] == pytest.approx(max(record.evidence["final"]["E_pair"], FLOOR), rel=1e-9, abs=1e-14)
     with pytest.raises(InvalidInput, match="record"):
         Report("theorem", record.to_json(), "").plot()
-    other = SimpleNamespace(hypotheses=SimpleNamespace(system=preset("constant-identity-causal", N=5, d=3, seed=3)))
+    system = preset("constant-identity-causal", N=5, d=3, seed=3)
+    other = dataclasses.replace(record, hypotheses=dataclasses.replace(record.hypotheses, system=system))
     with pytest.raises(InvalidInput, match="re-integrates"):  # the drawn run is checked against the recorded one
+        other.figure()
+    with pytest.raises(InvalidInput, match="payload is its record's JSON"):  # a report pairing a payload and another record
         Report("theorem", record.to_json(), "", record=other).plot()
+    with pytest.raises(InvalidInput, match="record"):  # a look-alike without the record's own figure is not drawn
+        Report("theorem", record.to_json(), "", record=SimpleNamespace(hypotheses=other.hypotheses)).plot()
     bare = check_theorem("4.2", simulate=False)
     with pytest.raises(InvalidInput, match="numerical evidence"):
         Report("theorem", bare.to_json(), "", record=bare).plot()
@@ -258,3 +260,20 @@ def test_figures_show_in_jupyter_and_never_touch_pyplot():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"
+
+
+def test_plot_draws_into_an_existing_axes(causal_batch):
+    """``report.plot(ax=ax)`` / ``record.figure(ax=ax)`` draw into the caller's Axes and return its Figure."""
+    from numerics.support.png import new_figure
+    from verify._depth import certify_depth
+    from verify._depth.defaults import default_instance
+
+    fig = new_figure((8, 3))
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    assert _simulate_report(causal_batch, "causal").plot(ax=left) is fig
+    assert len(fig.axes) == 2 and "E_pair: median of 6" in _lines(left)  # no sphere panel added
+    depth = certify_depth("3.2", default_instance("3.2"), Fraction(1, 100), "layers", Fraction(1, 2))
+    assert Report("depth", depth.to_json(), "", record=depth).plot(ax=right, label="3.2") is fig
+    assert any(label.startswith("3.2: simulated") for label in _lines(right)) and len(fig.axes) == 2
+    with pytest.raises(InvalidInput, match="Axes"):
+        _simulate_report(causal_batch, "causal").plot(ax="left")

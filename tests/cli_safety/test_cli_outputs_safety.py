@@ -56,14 +56,14 @@ def test_simulate_plot_and_json_are_all_or_nothing(tmp_path, capsys, monkeypatch
     import numerics.plotting as plotting
 
     png, js = tmp_path / "run.png", tmp_path / "run.json"
-    real = plotting.plot_trajectory
+    real = plotting.trajectory_figure
 
     def plot_then_sabotage(*args, **kwargs):
-        data = real(*args, **kwargs)
+        figure = real(*args, **kwargs)
         js.mkdir()
-        return data
+        return figure
 
-    monkeypatch.setattr(plotting, "plot_trajectory", plot_then_sabotage)
+    monkeypatch.setattr(plotting, "trajectory_figure", plot_then_sabotage)
     assert main(SIM + ["--plot", str(png), "--json", str(js)]) == 2
     err = capsys.readouterr().err
     assert "--json" in err and "Traceback" not in err

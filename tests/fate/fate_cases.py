@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.fate import FateProblem
+from verify._fate import FateProblem
 
 
 def _rnd(rng: random.Random, d: int) -> tuple[tuple[Fraction, ...], ...]:

@@ -1,5 +1,5 @@
-"""Real-head fates: the exact reduction (verify/fate/heads.py), the projective contraction certificate
-(verify/fate/contraction.py) against an independent multi-digit oracle, soundness and tampering, the map record."""
+"""Real-head fates: the exact reduction (verify/_fate/heads.py), the projective contraction certificate
+(verify/_fate/contraction.py) against an independent multi-digit oracle, soundness and tampering, the map record."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from tests.fate.fate_cases import oracle
-from verify.fate import FateProblem
-from verify.fate.contraction import certify_contraction
-from verify.fate.head_map import HeadFate, HeadFateMap, certify_head
-from verify.fate.heads import reduce_head
+from verify._fate import FateProblem
+from verify._fate.contraction import certify_contraction
+from verify._fate.head_map import HeadFate, HeadFateMap, certify_head
+from verify._fate.heads import reduce_head
 
 
 def _head(seed: int, D: int, dh: int, N: int):

@@ -12,7 +12,7 @@ from fate_cases import disagreement, eye, limit_points
 from theorems.errors import InvalidInput
 from theorems.system_json import load_system
 from verify.certificate_kinds import certificate_from_json
-from verify.fate import Fate, FateCertificate, FateProblem, certify_fate, fate_from_file, problem_from_system
+from verify._fate import Fate, FateCertificate, FateProblem, certify_fate, fate_from_file, problem_from_system
 
 
 def hemisphere_problem(seed: int, mask: str) -> FateProblem:

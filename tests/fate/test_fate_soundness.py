@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from fate_cases import eye, oracle, random_problem
-from verify.fate import Fate, FateCertificate, FateProblem, certify_fate
-from verify.fate.basin import Basin, chart_coordinates
-from verify.fate.hints import float_field
+from verify._fate import Fate, FateCertificate, FateProblem, certify_fate
+from verify._fate.basin import Basin, chart_coordinates
+from verify._fate.hints import float_field
 
 
 def antipodal(seed: int) -> FateProblem:

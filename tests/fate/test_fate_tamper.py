@@ -9,7 +9,7 @@ import pytest
 from fate_cases import disagreement, random_problem
 from theorems.errors import InvalidInput
 from verify.certificate_kinds import certificate_from_json
-from verify.fate import Fate, certify_fate, fate_from_file
+from verify._fate import Fate, certify_fate, fate_from_file
 
 
 @pytest.fixture(scope="module")

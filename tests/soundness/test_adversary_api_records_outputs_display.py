@@ -299,11 +299,15 @@ def test_plots_of_malformed_self_built_reports_raise_invalid_input(name):
 def test_theorem_plot_does_not_trust_a_tampered_horizon(reports, monkeypatch, key, value):
     import numerics.dop853 as dop
 
+    import copy
+    import dataclasses
+
     real = reports["theorem"]
     assert real.payload["numerical_evidence"]
-    payload = real.to_json()
-    payload["numerical_evidence"]["integrator"][key] = value
-    forged = Report("theorem", payload, real.text, real.exit_code, record=real.record)
+    evidence = copy.deepcopy(real.record.evidence)  # the figure is drawn from the record: tamper with its evidence
+    evidence["integrator"][key] = value
+    forged = Report("theorem", real.to_json(), real.text, real.exit_code,
+                    record=dataclasses.replace(real.record, evidence=evidence))
 
     def spy(self, systems, t_end, **kw):
         raise AssertionError(f"integrated to t_end={t_end} with {kw}")

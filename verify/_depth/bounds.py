@@ -184,6 +184,10 @@ def ode_full(chart: Chart, H: int, e_lo: Fraction, eps: Fraction) -> Bound:
     return Bound(short_up(T), short_down(2 * lam), terms)
 
 
+MAX_KU = 700
+"""Largest ``k u`` at which ``Ei(k u)`` or ``exp(-k u)`` is evaluated (a split below it is as sound)."""
+
+
 def ode_full_sharp(chart: Chart, H: int, e_lo: Fraction, k: Fraction, eps: Fraction) -> Bound:
     """Theorem 3.2 setting, eq. 5, with weights that approach uniform as the tokens converge.
 
@@ -202,7 +206,10 @@ def ode_full_sharp(chart: Chart, H: int, e_lo: Fraction, k: Fraction, eps: Fract
         raise ArithmeticError("the chart rate is not positive")
     with flint.ctx.workprec(PREC):
         D0 = ball(chart.D2).sqrt()
-        g0 = max(e_lo, lower((-ball(k) * D0).exp()))
+        # exp(-k D0) < exp(-700) <= e_lo (2 beta p <= 700 is required upstream): g(D0) = e_lo, and no
+        # ball of a huge exponent is ever formed (instances carry constants up to 1e150)
+        far = k * upper(D0) > MAX_KU
+        g0 = e_lo if far else max(e_lo, lower((-ball(k) * D0).exp()))
         terms = {"a = H r_lo": str(a), "k >= beta p |z|": str(k), "g(D0)": str(short_down(g0)), "C": str(chart.Q)}
         rate = short_down(2 * a * g0)
         if chart.Q <= eps:
@@ -210,6 +217,8 @@ def ode_full_sharp(chart: Chart, H: int, e_lo: Fraction, k: Fraction, eps: Fract
         lo = lower((2 * ball(eps) / ball(chart.Z2)).sqrt())  # eps_D from below
         hi = upper(D0)
         split = hi if k == 0 else min(hi, max(lo, short_down(lower(-(ball(e_lo).log()) / ball(k)))))
+        if k > 0 and k * split > MAX_KU:  # any split is sound: keep Ei's argument below MAX_KU
+            split = max(lo, short_down(Fraction(MAX_KU) / k))
         T = flint.arb(0)
         if split > lo and k > 0:
             T += ((ball(k) * ball(split)).ei() - (ball(k) * ball(lo)).ei()) / ball(a)

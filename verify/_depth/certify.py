@@ -28,11 +28,13 @@ from typing import Any
 import numpy as np
 
 from theorems.errors import InvalidInput
+from theorems.provenance import Provenance
 from theorems.system import AttentionSystem
 from theorems.verdict import Status, Verdict, combine, holds
 
 from .bounds import token2_report
 from .certificate import DepthCertificate, derive, exp_lower
+from .render import render_depth
 
 MAX_ENTRY_WORK = 20_000_000
 """Largest ``N^2 H d budget`` of a late-entry search (about a minute of arb on one core)."""
@@ -84,6 +86,15 @@ class DepthReport:
                 **{k: v for k, v in self.extra.items() if not k.startswith("_")}, "provenance": _provenance(),
                 "wall_time_s": round(self.wall_s, 4)}
 
+    def render(self, tau_default: bool = False) -> str:
+        """The console text (:func:`.render.render_depth`; ``tau_default``: tau was not given)."""
+        return render_depth(self, tau_default=tau_default)
+
+    def figure(self, ax: Any = None, *, title: str = "", label: str | None = None) -> Any:
+        """The bound against the simulation (:func:`.figure.depth_figure`); ``ax``: an existing Axes."""
+        from .figure import depth_figure
+        return depth_figure([(self, label or f"{self.theorem}, {self.model}")], title=title, ax=ax)
+
     @property
     def window_certificate(self):
         """The :class:`~.window_certificate.WindowCertificate` of the validated window, if one was proved."""
@@ -91,14 +102,11 @@ class DepthReport:
 
 
 def _provenance() -> dict[str, Any]:
-    from theorems.provenance import Provenance
-
     from .bounds import DIGITS, PREC
 
-    return Provenance.collect(("consensus-verify", "python-flint", "sympy", "numpy"), packages_key="packages",
-                              arithmetic="exact rationals (Fraction, fmpq_mat) and python-flint arb balls; times rounded "
-                                         "up, rates down", details={"arb_precision_bits": PREC, "shortened_digits": DIGITS},
-                              layout=("arithmetic", "arb_precision_bits", "shortened_digits", "packages")).to_json()
+    return Provenance.collect(("consensus-verify", "python-flint", "sympy", "numpy"), packages_key="packages", arithmetic=(
+        "exact rationals (Fraction, fmpq_mat) and python-flint arb balls; times rounded up, rates down"), details={
+        "arb_precision_bits": PREC, "shortened_digits": DIGITS}, layout=("arithmetic", "arb_precision_bits", "shortened_digits", "packages")).to_json()
 
 
 @functools.lru_cache(maxsize=1)

@@ -5,8 +5,8 @@ simulation, ``simulate=True``) and draws, one panel per model (eq. 5 ODE against
 layer map against ``k``): the simulated metric (solid; float64 evidence, not proof), the certified
 envelope (dashed: ``Q exp(-rate (t - L0))``, or ``1 - tanh(c t + artanh m0)`` for 4.2 on the ODE),
 the certified ``T(eps)`` / ``L(eps)`` (dotted) and ``eps`` (black).  The x axis is linear up to 10
-and logarithmic beyond.  :func:`depth_summary_figure` draws what a JSON payload alone holds (no
-series): the certified bound against the observed settling time or layer.
+and logarithmic beyond.  A report's own figure is :meth:`DepthReport.figure
+<verify._depth.certify.DepthReport.figure>` (one entry; ``ax`` draws into an existing Axes).
 
 Figures are :class:`matplotlib.figure.Figure` objects on their own Agg canvas (no pyplot).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -62,14 +62,17 @@ def _draw(ax: Any, report: Any, label: str, color: str) -> None:
         ax.axvline(float(Fraction(str(bound))), color=color, ls=":", lw=1.0)
 
 
-def depth_figure(entries: Sequence[tuple[Any, str]], *, title: str = "") -> Any:
-    """One panel per model among ``entries`` (``(DepthReport, label)``); see the module docstring."""
+def depth_figure(entries: Sequence[tuple[Any, str]], *, title: str = "", ax: Any = None) -> Any:
+    """One panel per model among ``entries`` (``(DepthReport, label)``); see the module docstring.
+    ``ax``: draw into this existing matplotlib Axes (the entries must then share one model)."""
     if not entries:
         raise InvalidInput("entries", "at least one (DepthReport, label) pair", [])
     models = [m for m in AXIS if any(r.model == m for r, _ in entries)]
-    fig = new_figure((6.4 * len(models), 5.6), dpi=110, layout="constrained")
+    if ax is not None and len(models) > 1:
+        raise InvalidInput("ax", "None: entries of both models need two panels", "an Axes")
+    fig = new_figure((6.4 * len(models), 5.6), dpi=110, layout="constrained") if ax is None else ax.figure
     for j, model in enumerate(models):
-        ax = fig.add_subplot(1, len(models), j + 1)
+        ax = fig.add_subplot(1, len(models), j + 1) if ax is None else ax
         rows = [(r, lab) for r, lab in entries if r.model == model]
         for k, (report, label) in enumerate(rows):
             _draw(ax, report, label, f"C{k % 10}")
@@ -87,41 +90,10 @@ def depth_figure(entries: Sequence[tuple[Any, str]], *, title: str = "") -> Any:
         ax.set_ylabel("metric (log scale)\n" + "; ".join(f"{t}: {METRIC[t]}" for t in theorems), fontsize=8)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
-    fig.suptitle(literal(title) if title else "solid: simulated (evidence); dashed: certified envelope; dotted: certified T / L",
-                 fontsize=9)
+    if title or len(fig.axes) == len(models):  # an Axes of the caller's own figure gets no figure title by default
+        fig.suptitle(literal(title) if title else "solid: simulated (evidence); dashed: certified envelope; dotted: "
+                     "certified T / L", fontsize=9)
     return fig
 
 
-def depth_summary_figure(payload: Mapping[str, Any]) -> Any:
-    """The certified bound against the observed settling time/layer, from a payload without series."""
-    bound, observed = payload.get("bound"), payload.get("observed")
-    if bound is None and observed is None:
-        raise InvalidInput("plot", "a depth report with a certified bound or an observed value", "neither")
-    unit = "layers" if payload.get("model") == "layers" else "time t"
-    rows = [(f"certified {payload.get('bound_kind', 'bound')}", None if bound is None else float(Fraction(str(bound))), "tab:blue"),
-            ("observed in the simulation (evidence)", None if observed is None else float(observed), "tab:orange")]
-    fig = new_figure((7.5, 2.8), dpi=110, layout="constrained")
-    ax = fig.add_subplot(1, 1, 1)
-    values = [v for _, v, _ in rows if v is not None]
-    log = all(v > 0 for v in values)
-    base = min(values) / 3 if log else 0.0
-    for i, (name, value, color) in enumerate(rows):
-        if value is None:
-            ax.text(0.02, i, f"{name}: none", va="center", fontsize=8, transform=ax.get_yaxis_transform())
-            continue
-        ax.hlines(i, base, value, color=color, lw=6)
-        ax.text(value, i, f"  {value:.4g}", va="center", fontsize=8)
-    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
-    ax.set_ylim(-0.6, len(rows) - 0.4)
-    if log:
-        ax.set_xscale("log")
-    ax.set_xlim(left=base, right=max(values) * (4 if log else 1.3))
-    ax.set_xlabel(literal(f"{unit} until {payload.get('metric', 'the metric')} <= eps = {payload.get('eps')}")
-                  + (" (log scale)" if log else ""))
-    tight = payload.get("tightness")
-    ax.set_title(literal(f"verify depth {payload.get('theorem')} ({payload.get('model')}): bound vs simulation")
-                 + (f", tightness {tight:.3g}" if tight else ""), fontsize=9)
-    return fig
-
-
-__all__ = ["depth_figure", "depth_summary_figure", "envelope"]
+__all__ = ["depth_figure", "envelope"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, final
 
-from theorems.provenance import package_versions
+from theorems.provenance import Provenance
 from theorems.verdict import Status, Verdict
 
 from .certificate import Certificate
@@ -14,10 +14,10 @@ from .lyapunov_certificate import LyapunovCertificate
 
 def provenance(options: Mapping[str, Any]) -> dict[str, Any]:
     """Options of the search and versions of the packages that produced the (float) hint."""
-    versions = package_versions(("consensus-verify", "cvxpy", "clarabel", "scs", "python-flint", "sympy"))
-    return {"options": {k: (str(v) if not isinstance(v, (int, float, bool, str, type(None), list)) else v)
-                        for k, v in options.items()},
-            "packages": versions, "arithmetic": "exact rationals (fractions.Fraction / python-flint fmpq)"}
+    shown = {k: (str(v) if not isinstance(v, (int, float, bool, str, type(None), list)) else v) for k, v in options.items()}
+    return Provenance.collect(("consensus-verify", "cvxpy", "clarabel", "scs", "python-flint", "sympy"), options=shown,
+                              arithmetic="exact rationals (fractions.Fraction / python-flint fmpq)",
+                              layout=("options", "packages", "arithmetic"), packages_key="packages").to_json()
 
 
 def _result_json(verdict: Verdict, stats: dict, options: Mapping[str, Any], certificate, **extra: Any) -> dict[str, Any]:

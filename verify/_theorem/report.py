@@ -19,13 +19,11 @@ by a numerical step); otherwise ``holds`` *relative to the cited steps*, which t
 """
 from __future__ import annotations
 
-import platform
-import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from theorems.catalogue.base import HypothesisReport, Theorem
-from theorems.provenance import package_versions
+from theorems.provenance import Provenance
 from theorems.verdict import Status, Verdict
 
 from .obligations import Obligation, failures
@@ -115,10 +113,8 @@ def compose_steps(steps: list[ProofStep]) -> tuple[Status, str]:
 
 
 def provenance(options: dict[str, Any], started: float) -> dict[str, Any]:
-    versions = package_versions(("consensus-verify", "sympy", "cvxpy", "clarabel", "scs", "numpy", "scipy", "mpmath",
-                                 "python-flint"))
-    return {"python": platform.python_version(), "platform": platform.platform(), "versions": versions,
-            "options": options, "wall_time_s": round(time.perf_counter() - started, 3)}
+    return Provenance.collect(("consensus-verify", "sympy", "cvxpy", "clarabel", "scs", "numpy", "scipy", "mpmath",
+                               "python-flint"), with_machine=True, options=options, started=started).to_json()
 
 
 @dataclass(frozen=True)
@@ -134,6 +130,16 @@ class TheoremReport:
     @property
     def certificates(self) -> list[tuple[str, Any]]:
         return [(s.id, s.certificate) for s in self.steps if s.certificate is not None]
+
+    def render(self, skipped: str | None = None, rate_line: str | None = None) -> str:
+        """The console text (:func:`.render.render_theorem`)."""
+        from .render import render_theorem
+        return render_theorem(self, skipped, rate_line)
+
+    def figure(self, ax: Any = None, *, title: str | None = None) -> Any:
+        """The numerical evidence re-integrated and drawn (:func:`.render.theorem_figure`); ``ax``: an existing Axes."""
+        from .render import theorem_figure
+        return theorem_figure(self, ax, title)
 
     def to_json(self) -> dict[str, Any]:
         hyp = self.hypotheses.to_json()

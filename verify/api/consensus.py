@@ -23,60 +23,59 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from theorems.errors import InvalidInput
 from verify.limits import check_range
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from ._options import check_bool, check_int, check_path, check_seed, is_int, keyword
+from ._table import FORCE, Command, Option, OptionError, Values as Options, api, is_int
+from .audit import CALLBACKS, WEIGHTS, check_model, model_option, png_target
 
 CHECKPOINT = "checkpoint.npz"
 """Written to ``out`` after every pass of every prompt batch; removed when the run completes."""
 LIMITS = {"prompts": 1000, "tokens": 2048, "passes": 100, "batch_size": 1000}
 """Upper limits of the size options (the paper's protocol is 100 prompts x 200 tokens, 10 passes)."""
-
-
-@dataclass(frozen=True)
-class ConsensusCall:
-    """The options of ``verify consensus`` (snake_case, the CLI's defaults; ``weights_mode=None``:
-    ``random`` with ``random_init``, ``trained`` otherwise)."""
-
-    weights: str | Path | None = None
-    random_init: bool = False
-    prompts: int | str | Path = 100
-    tokens: int = 200
-    passes: int = 1
-    no_ffn: bool = False
-    weights_mode: str | None = None
-    anchor: str | int = "first"
-    center: bool = False
-    final_ln: bool = False
-    device: str = "cpu"
-    dtype: str = "float32"
-    compare_float32: bool = False
-    seed: int = 0
-    batch_size: int = 10
-    plot: str | Path | None = None
-    out: str | Path | None = None
-    resume: bool = False
-    force: bool = False
-
-    @classmethod
-    def from_namespace(cls, args) -> "ConsensusCall":
-        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
-
-    @property
-    def mode(self) -> str:
-        return self.weights_mode or ("random" if self.random_init else "trained")
-
-
-BOOLS = ("random_init", "no_ffn", "center", "final_ln", "compare_float32", "resume", "force")
 DTYPES = ("float32", "float64", "float16", "bfloat16")
-WEIGHTS_MODES = ("trained", "random", "random-fresh")
+COMMAND = Command(
+    "consensus", "consensus", "measure consensus across depth by re-feeding prompts", None,
+    """Measure consensus across depth for ``model`` (anything :func:`llm_checks.sources.resolve_model`
+    accepts); the options are ``verify consensus``'s (module docstring).  The report's ``record`` is
+    the :class:`llm_checks.consensus.ConsensusResult`.""",
+    (model_option("model name (gpt2-xl, gpt-neo-2.7B, minilm, smollm2, gpt2-tiny, ...), a local directory or .gguf "
+                  "file, or a Hugging Face id found in the local cache"),
+     WEIGHTS, Option("random_init", "bool", False, group="source", help="random weights from the named config"),
+     Option("prompts", default=100, metavar="N|FILE", help="number of random-token prompts (default 100, at most "
+            "1000), or a file: a JSON list of token-id lists, or text (one prompt per line, tokenized with the model's "
+            "own tokenizer)"),
+     Option("tokens", "int", 200, low=2, high=LIMITS["tokens"], help="tokens per random prompt (default 200, at most 2048)"),
+     Option("passes", "int", 1, low=1, high=LIMITS["passes"], metavar="K",
+            help="re-feeding passes over all blocks (default 1, at most 100)"),
+     Option("no_ffn", "bool", False, help="remove the feedforward (the MLP returns zero, its norm is the identity)"),
+     Option("weights_mode", "choice", choices=("trained", "random", "random-fresh"), help="trained (periodic), random "
+            "(random once, periodic) or random-fresh (re-drawn every pass, seed 42+i+1); default: random with "
+            "--random-init, trained otherwise"),
+     Option("anchor", default="first", help="anchor of E_first: first, mean or a token index (default first)"),
+     Option("center", "bool", False, help="mean-centre the token states before the cosines"),
+     Option("final_ln", "bool", False, group="final", help="apply the final norm to the states before the metrics"),
+     Option("raw_stream", "bool", False, flag="--no-final-ln", cli_only=True, group="final",
+            cli={"dest": "final_ln", "action": "store_false"}, help="metrics on the raw residual stream (default)"),
+     Option("device", "text", "cpu", help="cpu or cuda[:N] (default cpu)"),
+     Option("dtype", "choice", "float32", choices=DTYPES, help="default float32"),
+     Option("compare_float32", "bool", False,
+            help="re-run the first batch in float32 on the same weights and report the per-block drift"),
+     Option("seed", "seed", 0, help="seed for prompts and random init (default 0)"),
+     Option("batch_size", "int", 10, low=1, high=LIMITS["batch_size"],
+            help="prompts per forward batch (default 10, at most 1000)"),
+     Option("plot", "path", metavar="FILE", help="write a PNG of E against layer (log axis) with the 95%% band"),
+     Option("out", "path", metavar="DIR",
+            help="write consensus.json and consensus.npz here, and a checkpoint after every pass"),
+     Option("resume", "bool", False, help="continue the run whose checkpoint is in --out DIR"),
+     FORCE, *CALLBACKS))
+CLI_OPTIONS = [o.name for o in COMMAND.options if not (o.cli_only or o.api_only or o.name == "model")]
+"""The options echoed in the report's ``cli_options``."""
 
 
 def _prompt_count(value) -> int | None:
@@ -87,72 +86,40 @@ def _prompt_count(value) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
-def _check_prompts(value, name: Callable[[str], str]) -> int | None:
-    """``prompts``: a count (an int or a string of digits) or an existing prompts file (a str or a Path)."""
-    if not (is_int(value) or isinstance(value, (str, Path))):
-        raise InvalidInput(name("prompts"), "a number of random prompts or an existing prompts file", value)
-    count = _prompt_count(value)
-    if count is None and not check_path(name("prompts"), value).is_file():
-        raise InvalidInput(name("prompts"), "a number of random prompts or an existing prompts file", value)
-    return count
-
-
-def _check_device(opts: ConsensusCall, name: Callable[[str], str]) -> None:
-    """``device`` (cpu or cuda[:N]), ``dtype`` and ``weights_mode``, before the loader sees them."""
-    if not isinstance(opts.device, str) or not (opts.device == "cpu" or opts.device.startswith("cuda")):  # as the loader
-        raise InvalidInput(name("device"), "cpu or cuda[:N]", opts.device)
-    if not isinstance(opts.dtype, str) or opts.dtype not in DTYPES:
-        raise InvalidInput(name("dtype"), ", ".join(DTYPES), opts.dtype)
-    if opts.weights_mode is not None and (not isinstance(opts.weights_mode, str) or opts.weights_mode not in WEIGHTS_MODES):
-        raise InvalidInput(name("weights_mode"), "'trained', 'random' or 'random-fresh'", opts.weights_mode)
-
-
-def check_options(opts: ConsensusCall, name: Callable[[str], str] = keyword) -> list[Target]:
-    """Option limits and every output file, before loading or measuring anything."""
+def check_options(opts: Options) -> list[Target]:
+    """The prompts, the device, the anchor and every output file, before loading or measuring anything."""
     from llm_checks.metrics import check_metric_options
 
-    check_seed(name("seed"), opts.seed)  # torch.manual_seed takes 64 bits
-    for key in BOOLS:
-        check_bool(name(key), getattr(opts, key))
-    count = _check_prompts(opts.prompts, name)
-    sizes = {"prompts": count, "tokens": opts.tokens, "passes": opts.passes, "batch_size": opts.batch_size}
-    for key, high in LIMITS.items():
-        if key != "prompts" or count is not None:  # a prompts file is counted once read
-            check_int(name(key), sizes[key], 2 if key == "tokens" else 1, high)
-    _check_device(opts, name)
-    check_path(name("weights"), opts.weights)
+    if not (is_int(opts.prompts) or isinstance(opts.prompts, (str, Path))):
+        raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
+    count = _prompt_count(opts.prompts)
+    if count is None and not Path(opts.prompts).is_file():
+        raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
+    if count is not None:  # a prompts file is counted once read
+        check_range("prompts", count, 1, LIMITS["prompts"])
+    if not (opts.device == "cpu" or opts.device.startswith("cuda")):  # as the loader
+        raise OptionError("device", "cpu or cuda[:N]", opts.device)
     try:
         check_metric_options(opts.anchor, opts.center)
     except InvalidInput as exc:
-        raise InvalidInput(name("anchor"), exc.expected, opts.anchor, hint=exc.hint) from None
+        raise OptionError("anchor", exc.expected, opts.anchor, exc.hint) from None
     if opts.resume and not opts.out:
-        raise InvalidInput(name("resume"), f"{name('out')} DIR naming the directory of the interrupted run", None)
-    return _targets(opts, name)
-
-
-def _targets(opts: ConsensusCall, name: Callable[[str], str]) -> list[Target]:
-    """``out`` (``consensus.json``, ``consensus.npz`` and the checkpoint) and ``plot``, checked."""
+        raise OptionError("resume", "{out} DIR naming the directory of the interrupted run", None)
     targets = []
-    out = check_path(name("out"), opts.out)
-    if out is not None:
-        check_dir(name("out"), out)
-        targets += [Target(name("out"), out / "consensus.json"), Target(name("out"), out / "consensus.npz")]
-        ckpt = out / CHECKPOINT
-        if opts.resume and not ckpt.is_file():
-            raise InvalidInput(name("resume"), f"a checkpoint {ckpt}", "no such file", hint=f"run once with {name('out')} DIR first")
-        if ckpt.exists() and not opts.resume and not opts.force:
-            raise InvalidInput(name("out"), "a directory without an unfinished run", f"checkpoint {ckpt}",
-                               hint=f"pass {name('resume')} to continue it, or {name('force')} to start afresh")
-    plot = check_path(name("plot"), opts.plot)
-    if plot is not None:
-        if not str(opts.plot).lower().endswith(".png"):
-            raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
-        targets.append(Target(name("plot"), plot))
+    if opts.out is not None:
+        out = Path(opts.out)
+        check_dir("out", out)
+        targets += [Target("out", out / "consensus.json"), Target("out", out / "consensus.npz")]
+        if opts.resume and not (out / CHECKPOINT).is_file():
+            raise OptionError("resume", f"a checkpoint {out / CHECKPOINT}", "no such file", "run once with {out} DIR first")
+        if (out / CHECKPOINT).exists() and not opts.resume and not opts.force:
+            raise OptionError("out", "a directory without an unfinished run", f"checkpoint {out / CHECKPOINT}",
+                              "pass {resume} to continue it, or {force} to start afresh")
     check_targets(targets, opts.force or opts.resume)
-    return targets
+    return targets + png_target(opts.plot, opts.force or opts.resume)
 
 
-def _prompts(opts: ConsensusCall, loaded, name: Callable[[str], str]):
+def _prompts(opts: Options, loaded):
     """``(prompts or None, count, tokens, source)`` from ``prompts`` (a count or a file)."""
     from llm_checks.loaders import tokenizer_factory
     from llm_checks.prompts import read_prompts_file
@@ -162,43 +129,46 @@ def _prompts(opts: ConsensusCall, loaded, name: Callable[[str], str]):
         return None, count, opts.tokens, "random"
     rows, kind = read_prompts_file(opts.prompts, int(loaded.model.config.vocab_size), tokenizer_factory(loaded))
     if len(rows) > LIMITS["prompts"]:
-        raise InvalidInput(name("prompts"), f"at most {LIMITS['prompts']} prompts", len(rows))
-    check_range(name("tokens"), max(len(r) for r in rows), 2, LIMITS["tokens"])
+        raise OptionError("prompts", f"at most {LIMITS['prompts']} prompts", len(rows))
+    check_range("tokens", max(len(r) for r in rows), 2, LIMITS["tokens"])
     return rows, len(rows), max(len(r) for r in rows), f"{kind}: {Path(opts.prompts).resolve()}"
 
 
-def run(model, opts: ConsensusCall, targets: list[Target], *, progress: Callable[[float], None] | None = None,
-        on_event: Callable[[str], None] | None = None, name: Callable[[str], str] = keyword) -> Report:
-    """Load, measure, write the files and report; ``targets`` come from :func:`check_options`."""
+def _consensus(**values: Any) -> Report:
+    """Check, load, measure, write the files and report."""
     from llm_checks.checkpoint import load_checkpoint, save_checkpoint
     from llm_checks.consensus import ConsensusOptions, measure_consensus
-    from llm_checks.loaders import load_model
     from llm_checks.metrics import check_metric_options
     from llm_checks.render import render_consensus
+    from llm_checks.sources import resolve_model
 
+    opts = Options(values, model=check_model(values["model"]))
+    targets, progress, on_event = check_options(opts), opts.progress, opts.on_event
     say = on_event or (lambda message: None)
     ckpt = Path(opts.out) / CHECKPOINT if opts.out else None
     resume = load_checkpoint(ckpt) if opts.resume and ckpt else None  # its own checks, before the model loads
-    random_init = opts.random_init or (opts.mode != "trained" and opts.weights is None)
+    mode = opts.weights_mode or ("random" if opts.random_init else "trained")
+    random_init = opts.random_init or (mode != "trained" and opts.weights is None)
     started = time.perf_counter()
-    loaded = load_model(str(model), weights=opts.weights, random_init=random_init, seed=opts.seed, dtype=opts.dtype,
-                        device=opts.device, on_event=on_event)
+    loaded = resolve_model(opts.model, weights=opts.weights, random_init=random_init, seed=opts.seed, dtype=opts.dtype,
+                           device=opts.device, on_event=on_event)
     say(f"loaded {loaded.name} in {time.perf_counter() - started:.1f} s")
-    rows, count, tokens, source = _prompts(opts, loaded, name)
+    rows, count, tokens, source = _prompts(opts, loaded)
     try:
         check_metric_options(opts.anchor, opts.center, tokens if rows is None else min(len(r) for r in rows))
     except InvalidInput as exc:
-        raise InvalidInput(name("anchor"), exc.expected + " (the shortest prompt)", opts.anchor) from None
+        raise OptionError("anchor", exc.expected + " (the shortest prompt)", opts.anchor) from None
     options = ConsensusOptions(prompts=count, tokens=tokens, passes=opts.passes, ffn=not opts.no_ffn,
-                               weights_mode=opts.mode, seed=opts.seed, batch_size=opts.batch_size, anchor=opts.anchor,
+                               weights_mode=mode, seed=opts.seed, batch_size=opts.batch_size, anchor=opts.anchor,
                                center=opts.center, final_ln=opts.final_ln, prompts_source=source,
                                compare_float32=opts.compare_float32)
     checkpoint = None if ckpt is None else (lambda state: save_checkpoint(ckpt, state))
     result = measure_consensus(loaded, options, progress=progress, prompts=rows, checkpoint=checkpoint, resume=resume,
                                on_resume=lambda b, p: say(f"resuming at prompt batch {b}, pass {p}"))
     body = {"status": "completed", **result.to_json()}
-    body["cli_options"] = {k: str(v) if isinstance(v, Path) else v for k, v in asdict(opts).items()}
-    body["cli_options"].update(model=str(model), prompts=str(opts.prompts))
+    body["cli_options"] = {k: str(v) if isinstance(v, Path) else v for k, v in opts.items() if k in CLI_OPTIONS}
+    model = str(opts.model) if isinstance(opts.model, (str, Path)) else loaded.name  # an object: its name, not its repr
+    body["cli_options"].update(model=model, prompts=str(opts.prompts))
     files: dict[Path, str | bytes] = {}
     if opts.out:  # every payload is rendered before anything is written (all or nothing)
         out = Path(opts.out)
@@ -223,18 +193,6 @@ def run(model, opts: ConsensusCall, targets: list[Target], *, progress: Callable
     return report
 
 
-def consensus(model, *, weights: str | Path | None = None, random_init: bool = False, prompts: int | str | Path = 100,
-              tokens: int = 200, passes: int = 1, no_ffn: bool = False, weights_mode: str | None = None,
-              anchor: str | int = "first", center: bool = False, final_ln: bool = False, device: str = "cpu",
-              dtype: str = "float32", compare_float32: bool = False, seed: int = 0, batch_size: int = 10,
-              plot: str | Path | None = None, out: str | Path | None = None, resume: bool = False, force: bool = False,
-              progress: Callable[[float], None] | None = None, on_event: Callable[[str], None] | None = None) -> Report:
-    """Measure consensus across depth for ``model`` (a registry name, a local directory or ``.gguf``
-    file, or a cached Hugging Face id); the options are ``verify consensus``'s (module docstring).
-    The report's ``record`` is the :class:`llm_checks.consensus.ConsensusResult`."""
-    opts = ConsensusCall(weights, random_init, prompts, tokens, passes, no_ffn, weights_mode, anchor, center, final_ln,
-                         device, dtype, compare_float32, seed, batch_size, plot, out, resume, force)
-    return run(model, opts, check_options(opts), progress=progress, on_event=on_event)
+consensus = api(COMMAND, _consensus, __name__)
 
-
-__all__ = ["CHECKPOINT", "ConsensusCall", "LIMITS", "check_options", "consensus", "run"]
+__all__ = ["CHECKPOINT", "COMMAND", "LIMITS", "consensus"]

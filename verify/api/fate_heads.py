@@ -2,7 +2,7 @@
 
 This module imports :mod:`llm_checks` inside the call only (listed in ``tests/test_import_graph.py``
 with the other dispatch files): :mod:`llm_checks.head_factors` extracts the float32 weights and the
-prompt's hidden states; :mod:`verify.fate.head_map` certifies each head from those exact binary
+prompt's hidden states; :mod:`verify._fate.head_map` certifies each head from those exact binary
 rationals.
 """
 from __future__ import annotations
@@ -14,13 +14,13 @@ DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
                weights=None, on_event=None):
-    """:class:`~verify.fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
+    """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
     tokenizer's ids cut to ``max_tokens``."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.loaders import load_model
 
-    from verify.fate.head_map import certify_heads
+    from verify._fate.head_map import certify_heads
 
     if prompt is not None and prompts is not None:
         raise InvalidInput("prompt", "either --prompt or --prompts, not both", "both")

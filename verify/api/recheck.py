@@ -17,8 +17,22 @@ from theorems.errors import InvalidInput
 from theorems.verdict import ExitCode, Verdict
 from verify.report import Report
 
+from ._table import REQUIRED, Command, Option, api
+
 MAX_BYTES = 50 * 1024 * 1024
 NOTE = "the certificate fails its exact re-check: it proves nothing about its claim (not a refutation)"
+COMMAND = Command(
+    "recheck", "recheck", "re-check a saved certificate with exact arithmetic",
+    "verify recheck FILE: re-check a saved certificate in exact arithmetic (rationals and arb balls; the SDP solver "
+    "is never imported).",
+    """Re-check a certificate: a path to a file written by ``save``, its decoded JSON (a dict), or a
+    certificate record (re-checked from its ``to_json()``, never from the object in memory).
+    ``record`` is a :class:`Recheck`.""",
+    (Option("path_or_certificate_json", flag="FILE", default=REQUIRED, positional=True,
+            help="certificate JSON written by --save (with --coq: a .v file or a directory of them)"),
+     Option("coq", "bool", False, help="FILE is a Coq file, or a directory of them, written by 'verify theorem "
+            "--export-coq': compile it with coqc and accept it only if its final theorem rests on no undeclared axiom"),),
+    {"epilog": "exit codes: 0 valid, 5 certificate invalid (proves nothing), 2 malformed file"})
 
 
 @final
@@ -29,16 +43,22 @@ class Recheck:
     certificate: Any
     verdict: Verdict
 
+    def render(self) -> str:
+        """The console text: the verdict, the label and claim, the reason (escaped: they come from a file)."""
+        from verify._sos.cert_schema import escape_label
 
-def recheck(path_or_certificate_json: str | Path | dict[str, Any] | Any) -> Report:
-    """Re-check a certificate: a path to a file written by ``save``, its decoded JSON (a dict), or a
-    certificate record (re-checked from its ``to_json()``, never from the object in memory).
+        label = escape_label(str(getattr(self.certificate, "label", "") or ""))
+        lines = [f"recheck: {'HOLDS' if self.verdict.holds else 'CERTIFICATE INVALID'}"] + ([f"label: {label}"] if label else [])
+        lines += [f"claim: {escape_label(str(self.certificate.claim))}", f"reason: {escape_label(self.verdict.reason)}"]
+        return "\n".join(lines + ([] if self.verdict.holds else [f"note: {NOTE}"]))
 
-    ``record`` is a :class:`Recheck`.
-    """
+
+def _recheck(path_or_certificate_json: str | Path | dict[str, Any] | Any, coq: bool = False) -> Report:
     from verify._sos.cert_schema import escape_label
 
     source = path_or_certificate_json
+    if coq:
+        return _recheck_coq(source)
     if isinstance(source, (str, Path)):
         cert, shown = load(str(source)), str(source)
     elif isinstance(source, dict):
@@ -48,22 +68,38 @@ def recheck(path_or_certificate_json: str | Path | dict[str, Any] | Any) -> Repo
     else:
         raise InvalidInput("certificate", "a path to a certificate file, its JSON (a dict) or a certificate record",
                            type(source).__name__)
-    verdict = cert.recheck()
-    valid = verdict.holds
-    label = escape_label(str(getattr(cert, "label", "") or ""))
-    claim = escape_label(str(cert.claim))  # built from validated names; escaped again, cheaply, for any new kind
-    payload = {"verdict": "holds" if valid else "certificate_invalid", "file": shown, "claim": claim,
-               "label": label, "result": verdict.to_json()}
-    if not valid:
-        payload["note"] = NOTE
-    lines = [f"recheck: {'HOLDS' if valid else 'CERTIFICATE INVALID'}"]
-    if label:
-        lines.append(f"label: {label}")
-    lines += [f"claim: {claim}", f"reason: {escape_label(verdict.reason)}"]
-    if not valid:
-        lines.append(f"note: {NOTE}")
+    result = Recheck(cert, cert.recheck())
+    valid = result.verdict.holds
+    # the claim is built from validated names; escaped again, cheaply, for any new kind
+    payload = {"verdict": "holds" if valid else "certificate_invalid", "file": shown,
+               "claim": escape_label(str(cert.claim)), "label": escape_label(str(getattr(cert, "label", "") or "")),
+               "result": result.verdict.to_json()} | ({} if valid else {"note": NOTE})
     code = ExitCode.OK if valid else ExitCode.CERT_INVALID
-    return Report("recheck", payload, "\n".join(lines), exit_code=int(code), record=Recheck(cert, verdict))
+    return Report("recheck", payload, result.render(), exit_code=int(code), record=result)
+
+
+def _recheck_coq(source: Any) -> Report:
+    """``coqc`` on a ``.v`` file or a directory of them (:func:`verify.coq.check_coq`): holds when every
+    file compiles and its final theorem rests only on the axioms its header declares."""
+    from verify.coq import check_coq
+
+    if not isinstance(source, (str, Path)):
+        raise InvalidInput("FILE", "a path to a .v file or a directory of them (with coq=True)", type(source).__name__)
+    check = check_coq(source)
+    lines = [f"recheck --coq: {'ACCEPTED' if check.accepted else 'REJECTED'} by the Coq kernel ({check.coqc_version})"]
+    for f in check.files:
+        lines.append(f"  [{f.verdict}] {f.path.name}: {f.seconds:.1f} s wall, {f.cpu_seconds:.1f} s CPU; axioms: "
+                     f"{', '.join(f.declared_axioms) or 'none'}" + (f"; undeclared: {', '.join(f.undeclared)}" if f.undeclared else ""))
+        if f.verdict != "accepted":
+            lines.append("    " + f.stderr.strip().replace("\n", "\n    ")[-800:])
+    result = {"name": "coq", "verdict": "holds" if check.accepted else "fails",
+              "reason": "every file compiles and rests only on its declared axioms" if check.accepted else
+              "some file is rejected by coqc or rests on an undeclared axiom", "exact": True, "witness": check.to_json()}
+    payload = {"verdict": "holds" if check.accepted else "certificate_invalid", "file": str(source),
+               "claim": f"the Coq proofs in {Path(source).name} are accepted by the kernel", "label": "coq",
+               "result": result, "coq": check.to_json()}
+    code = ExitCode.OK if check.accepted else ExitCode.CERT_INVALID
+    return Report("recheck", payload, "\n".join(lines), exit_code=int(code), record=check)
 
 
 def load(path: str):
@@ -84,3 +120,6 @@ def _from_json(data: Any, field: str, where: str, got: Any):
         raise InvalidInput(f"{where}: {exc.field}", exc.expected, exc.got, exc.hint) from None
     except (ValueError, TypeError) as exc:
         raise InvalidInput(field, "a consensus-verify certificate", got, str(exc)) from None
+
+
+recheck = api(COMMAND, _recheck, __name__)

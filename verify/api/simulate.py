@@ -1,13 +1,11 @@
 """``verify.simulate``: integrate eq. 5 from a preset or an instance and report consensus metrics.
 
-The library call behind ``verify simulate`` (the CLI parses its flags into :class:`SimulateOptions`,
-checks them with :func:`check_options` naming the flags, and renders the :class:`~verify.report.Report`
-this module returns)::
+The library call behind ``verify simulate`` (both generated from the option table :data:`COMMAND`)::
 
     import verify
     r = verify.simulate("constant-identity-full", t_end=10)       # a preset (the default preset when None)
     r = verify.simulate(instance="examples/hemisphere_full.json", t_end=5, digits=30)
-    r.payload["final"]["E_pair"], r.record                         # the numbers; the numerics.Trajectory
+    r.payload["final"]["E_pair"], r.record.trajectory              # the numbers; the numerics.Trajectory
 
 A simulation decides nothing: the report has a ``status`` (``completed``, or the integrator's
 ``max_steps`` / ``step_too_small`` when it stopped before ``t_end``) and exit code 0.  With
@@ -21,17 +19,15 @@ never silently ignored.  Nothing here prints; ``progress(fraction)`` is called a
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from theorems.errors import InvalidInput, UnknownName
-from verify.limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, check_range, check_simulation, check_t_end, stiffness
+from theorems.errors import UnknownName
+from verify.limits import MAX_DIGITS, MAX_POINTS, MAX_SAMPLES, MAX_T_END, check_simulation, stiffness
 from verify.outputs import Target, check_targets, write_all
 from verify.report import Report
 
-from ._options import OptionConflict, check_bool, check_path, check_seed, flag, keyword
+from ._table import FORCE, REQUIRED, Command, Option, OptionError, Values, api
 
 DEFAULT_PRESET = "constant-identity-full"
 PRESET_DEFAULTS = {"tokens": 12, "dim": 3, "seed": 0}
@@ -44,130 +40,108 @@ MIN_DIGITS = 8
 of working precision, which 8 digits give on every instance (fewer fall short on small ones)."""
 
 
-@dataclass(frozen=True)
-class SimulateOptions:
-    """Every option of ``verify simulate`` (``None``: not given; :func:`check_options` applies the
-    defaults ``tokens=12``, ``dim=3``, ``seed=0``, ``rtol=1e-10``, ``atol=1e-12`` where they apply)."""
+def _description() -> str:
+    """Built when ``verify simulate --help`` is formatted: the preset list imports numerics (cold start)."""
+    from numerics.presets import PRESETS
 
-    preset: str | None = None
-    instance: Any = None
-    t_end: float | None = None
-    digits: int | None = None
-    rtol: float | None = None
-    atol: float | None = None
-    points: int = 151
-    samples: int | None = None
-    seed: int | None = None
-    tokens: int | None = None
-    dim: int | None = None
-    variant: str = "cos"
-    plot: str | Path | None = None
-    json_out: str | Path | None = None
-    backend: str = "numpy"
-    device: str | None = None
-    workers: int | None = None
-    scheduler: str | None = None
-    force: bool = False
+    return ("Integrate the attention dynamics from an instance file or a preset (default: constant-identity-full). "
+            "Options that would have no effect are refused: --tokens/--dim with --instance, --seed with --instance "
+            "and no --samples, --rtol/--atol with --digits. Presets: " + ", ".join(PRESETS))
 
-    @classmethod
-    def from_namespace(cls, args) -> "SimulateOptions":
-        """The options of a parsed ``verify simulate`` command line."""
-        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
+def _tolerance(name: str, default: float) -> Option:
+    return Option(name, "number", low=0, high=1 - 2 ** -53, expected="a tolerance in (0, 1)",
+                  help=f"{'relative' if name == 'rtol' else 'absolute'} tolerance of the float64 integrator (default {default:g})")
+
+
+COMMAND = Command(
+    "simulate", "simulate", "simulate the continuous model (eq. 5) and report E, V, hemisphere events", _description,
+    """Simulate ``preset`` (default ``constant-identity-full``) or ``instance`` (a JSON file, a JSON-like
+    dict or an :class:`~theorems.system.AttentionSystem`) to ``t_end`` (module docstring).  Returns
+    the ``simulate`` report; its ``record`` is the :class:`numerics.trajectory.Trajectory`.""",
+    (Option("preset", positional=True, metavar="NAME", group="source",
+            help="a preset '<P>-<U>-<mask>' (default constant-identity-full)"),
+     Option("instance", metavar="FILE", group="source", help="instance JSON file (see docs/format.md)"),
+     Option("t_end", "number", REQUIRED, low=0, high=MAX_T_END, metavar="T", help=f"final time (at most {MAX_T_END:g})",
+            expected=f"a positive finite number at most {MAX_T_END:g}"),
+     Option("digits", "int", low=MIN_DIGITS, high=MAX_DIGITS, metavar="D", help="arbitrary precision (Taylor method) "
+            "with D digits; the metrics are computed and printed with D digits"),
+     _tolerance("rtol", 1e-10), _tolerance("atol", 1e-12),
+     Option("points", "int", 151, low=2, high=MAX_POINTS, metavar="K", help="number of output times (default 151)"),
+     Option("samples", "int", low=1, high=MAX_SAMPLES, metavar="K",
+            help="simulate K random initial conditions (mean, 95%% band)"),
+     Option("seed", "seed", high=32, help="seed of the preset and of the random initial conditions (default 0)"),
+     Option("tokens", "int", low=1, high=MAX_TOKENS, metavar="N", help="number of tokens of a preset (default 12)"),
+     Option("dim", "int", low=2, high=MAX_PRESET_DIM, metavar="d", help="dimension of a preset (default 3)"),
+     Option("variant", "choice", "cos", choices=("cos", "abs"), help="E_first with cos or |cos|"),
+     Option("plot", "path", metavar="FILE", help="write a PNG: E and V against t (log scale); tokens on S^2 when d = 3"),
+     Option("json_out", "path", flag="--json", metavar="FILE", help="also write the JSON report to FILE"),
+     Option("backend", "choice", "numpy", choices=("numpy", "torch"), help="float64 integrator: numpy DOP853 "
+            "(default) or batched DOP853 on torch (needs the llm extra)"),
+     Option("device", "choice", choices=("cpu", "cuda"), help="torch device of --backend torch (default: cpu)"),
+     Option("workers", "int", low=1, high=64, metavar="N",
+            help="with --samples: split the initial conditions over a Dask LocalCluster of N processes"),
+     Option("scheduler", "text", metavar="ADDRESS", expected="the address of a Dask scheduler, such as tcp://HOST:PORT",
+            help="with --samples: split the initial conditions over an existing Dask cluster (tcp://HOST:PORT)"),
+     Option("show_progress", "bool", False, flag="--progress", cli_only=True,
+            help="show a progress bar on stderr (default: when stderr is a terminal)"),
+     FORCE, Option("progress", "callable", api_only=True, help="progress(fraction), called as the run advances")))
+
+
+class SimulateOptions(Values):
+    """The checked options of one run."""
     def effective(self, name: str) -> Any:
         """The value a run uses: the given one, or the default of :data:`PRESET_DEFAULTS` / :data:`FLOAT_DEFAULTS`."""
-        value = getattr(self, name)
+        value = self[name]
         return {**PRESET_DEFAULTS, **FLOAT_DEFAULTS}.get(name) if value is None else value
 
 
-def _no_effect(opts: SimulateOptions, name: Callable[[str], str]) -> None:
+def _no_effect(opts: SimulateOptions) -> None:
     """Refuse options the chosen mode would ignore (the issue: they were silently dropped)."""
     if opts.instance is not None:
         for key in ("tokens", "dim"):
-            if getattr(opts, key) is not None:
-                raise OptionConflict(name(key), f"has no effect with {name('instance')}: it sizes a preset, the instance "
-                                               f"fixes N and d (drop {name(key)})", getattr(opts, key))
+            if opts[key] is not None:
+                raise OptionError(key, f"has no effect with {{instance}}: it sizes a preset, the instance fixes N and d "
+                                       f"(drop {{{key}}})", opts[key], conflict=True)
         if opts.seed is not None and opts.samples is None:
-            raise OptionConflict(name("seed"), f"has no effect with {name('instance')} and no {name('samples')}: it seeds a "
-                                               f"preset or the random initial conditions of {name('samples')}", opts.seed)
+            raise OptionError("seed", "has no effect with {instance} and no {samples}: it seeds a preset or the random "
+                                      "initial conditions of {samples}", opts.seed, conflict=True)
     if opts.digits is not None:
         for key in ("rtol", "atol"):
-            if getattr(opts, key) is not None:
-                raise OptionConflict(name(key), f"has no effect with {name('digits')}: it is a tolerance of the float64 "
-                                               f"integrator, the Taylor method sets its step from the digits", getattr(opts, key))
+            if opts[key] is not None:
+                raise OptionError(key, "has no effect with {digits}: it is a tolerance of the float64 integrator, the "
+                                       "Taylor method sets its step from the digits", opts[key], conflict=True)
     if opts.force and not (opts.plot or opts.json_out):
-        raise OptionConflict(name("force"), f"has no effect without an output file ({name('plot')} or {name('json_out')})", True)
+        raise OptionError("force", "has no effect without an output file ({plot} or {json_out})", True, conflict=True)
 
 
-def check_options(opts: SimulateOptions, name: Callable[[str], str] = keyword) -> dict[str, Target]:
-    """Every option and output target, before any work (errors name options with ``name``);
-    returns the files the run will write, by option (``plot``, ``json_out``)."""
+def check_options(opts: SimulateOptions) -> dict[str, Target]:
+    """The combinations of options and the output targets, before any work; returns the files the
+    run will write, by option (``plot``, ``json_out``)."""
     if opts.preset is not None and opts.instance is not None:
-        raise OptionConflict(name("instance"), f"cannot be combined with {name('preset')} (one source of the instance)", str(opts.instance))
-    if opts.t_end is None:
-        raise InvalidInput(name("t_end"), "the final time of the simulation", None)
-    check_t_end(opts.t_end, name("t_end"))
-    check_range(name("digits"), opts.digits, MIN_DIGITS, MAX_DIGITS)
-    check_range(name("samples"), opts.samples, 1, MAX_SAMPLES)
+        raise OptionError("instance", "cannot be combined with {preset} (one source of the instance)",
+                          str(opts.instance), conflict=True)
     if opts.digits is not None and opts.samples is not None:
-        raise OptionConflict(name("samples"), f"{name('digits')} and {name('samples')} cannot be combined (the Taylor method "
-                                              "runs one instance at a time)", opts.samples)
-    _check_workers(opts, name)
-    check_range(name("points"), opts.points, 2, MAX_POINTS)
-    check_range(name("tokens"), opts.tokens, 1, MAX_TOKENS)
-    check_range(name("dim"), opts.dim, 2, MAX_PRESET_DIM)  # a preset needs d >= 2 (numerics.presets)
-    _check_numbers(opts, name)
-    paths = _check_paths(opts, name)
-    _no_effect(opts, name)
-    _check_backend(opts, name)
-    targets = {key: Target(name(key), path) for key, path in paths.items() if path is not None}
+        raise OptionError("samples", "{digits} and {samples} cannot be combined (the Taylor method runs one instance "
+                                     "at a time)", opts.samples, conflict=True)
+    if opts.workers is not None or opts.scheduler is not None:
+        if opts.workers is not None and opts.scheduler is not None:
+            raise OptionError("scheduler", "{workers} and {scheduler} cannot be combined (a LocalCluster or an "
+                                           "existing cluster)", opts.scheduler, conflict=True)
+        if opts.samples is None or opts.backend != "numpy":
+            raise OptionError("workers" if opts.workers is not None else "scheduler", "splits the {samples} initial "
+                              "conditions of the numpy DOP853; give {samples} K (and no {backend} torch)",
+                              opts.workers or opts.scheduler, conflict=True)
+    if opts.plot is not None and not opts.plot.lower().endswith(".png"):
+        raise OptionError("plot", "a file name ending in .png", opts.plot)
+    _no_effect(opts)
+    _check_backend(opts)
+    targets = {key: Target(key, Path(opts[key])) for key in ("plot", "json_out") if opts[key] is not None}
     check_targets(targets.values(), opts.force)  # checked before integrating, not when writing the result
     if opts.instance is None:  # a preset has at least one head: refuse before building it
         _check_preset(opts.preset)
         check_simulation(opts.effective("tokens"), opts.effective("dim"), 1, opts.t_end, opts.samples, opts.digits)
     return targets
-
-
-def _check_workers(opts: SimulateOptions, name: Callable[[str], str]) -> None:
-    """``workers`` / ``scheduler``: one of them, only with ``samples`` on the numpy backend."""
-    if opts.workers is None and opts.scheduler is None:
-        return
-    if opts.workers is not None and opts.scheduler is not None:
-        raise OptionConflict(name("scheduler"), f"{name('workers')} and {name('scheduler')} cannot be combined "
-                                                "(a LocalCluster or an existing cluster)", opts.scheduler)
-    if opts.samples is None or opts.backend != "numpy":
-        raise OptionConflict(name("workers") if opts.workers is not None else name("scheduler"),
-                             f"splits the {name('samples')} initial conditions of the numpy DOP853; give "
-                             f"{name('samples')} K (and no {name('backend')} torch)", opts.workers or opts.scheduler)
-    check_range(name("workers"), opts.workers, 1, 64)
-    if opts.scheduler is not None and not (isinstance(opts.scheduler, str) and opts.scheduler):
-        raise InvalidInput(name("scheduler"), "the address of a Dask scheduler, such as tcp://HOST:PORT", opts.scheduler)
-
-
-def _check_numbers(opts: SimulateOptions, name: Callable[[str], str]) -> None:
-    """The tolerances, the variant, the seed and ``force``."""
-    for key in ("rtol", "atol"):
-        value = getattr(opts, key)
-        if value is not None and not (_is_tolerance(value) and 0 < value < 1 and math.isfinite(value)):
-            raise InvalidInput(name(key), "a tolerance in (0, 1)", value)
-    if not isinstance(opts.variant, str) or opts.variant not in ("cos", "abs"):
-        raise InvalidInput(name("variant"), "'cos' or 'abs'", opts.variant)
-    if opts.seed is not None:
-        check_seed(name("seed"), opts.seed, bits=32)
-    check_bool(name("force"), opts.force)
-
-
-def _is_tolerance(value: Any) -> bool:
-    """An ``int`` or a ``float`` the float64 integrator takes as a tolerance (not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_paths(opts: SimulateOptions, name: Callable[[str], str]) -> dict[str, Path | None]:
-    """``plot`` (a ``.png``) and ``json_out`` as paths (``None``: not given)."""
-    paths = {key: check_path(name(key), getattr(opts, key)) for key in ("plot", "json_out")}
-    if paths["plot"] is not None and not str(opts.plot).lower().endswith(".png"):
-        raise InvalidInput(name("plot"), "a file name ending in .png", str(opts.plot))
-    return paths
 
 
 def _check_preset(preset: Any) -> None:
@@ -180,25 +154,22 @@ def _check_preset(preset: Any) -> None:
         raise UnknownName("preset", preset if isinstance(preset, str) else repr(preset), PRESETS)
 
 
-def _check_backend(opts: SimulateOptions, name: Callable[[str], str]) -> None:
+def _check_backend(opts: SimulateOptions) -> None:
     """``backend="torch"`` needs torch, and ``device="cuda"`` a CUDA device: refused before any work."""
-    if opts.backend not in ("numpy", "torch"):
-        raise InvalidInput(name("backend"), "'numpy' or 'torch'", opts.backend)
     if opts.backend != "torch":
         if opts.device is not None:
-            raise OptionConflict(name("device"), f"applies to {name('backend')} torch only", opts.device)
+            raise OptionError("device", "applies to {backend} torch only", opts.device, conflict=True)
         return
     if opts.digits is not None:
-        raise OptionConflict(name("backend"), f"{name('digits')} and {name('backend')} torch cannot be combined "
-                                              "(torch runs float64 or float32)", opts.backend)
-    if opts.device not in (None, "cpu", "cuda"):
-        raise InvalidInput(name("device"), "'cpu' or 'cuda'", opts.device)
+        raise OptionError("backend", "{digits} and {backend} torch cannot be combined (torch runs float64 or float32)",
+                          opts.backend, conflict=True)
     from numerics.torch_backend import _torch
 
     torch = _torch()  # MissingDependency (exit 2) names the install command
     if opts.device == "cuda" and not torch.cuda.is_available():
-        raise OptionConflict(name("device"), f"cuda: CUDA is not available to torch {torch.__version__} on this machine "
-                                             "(torch.cuda.is_available() is False); use cpu or a CUDA build of torch", opts.device)
+        raise OptionError("device", f"cuda: CUDA is not available to torch {torch.__version__} on this machine "
+                          "(torch.cuda.is_available() is False); use cpu or a CUDA build of torch", opts.device,
+                          conflict=True)
 
 
 def _system(opts: SimulateOptions):
@@ -267,31 +238,28 @@ def _distributed(opts: SimulateOptions, system, progress):
     return join_parts([parts[k] for k in range(len(jobs))], workers)
 
 
-def run(opts: SimulateOptions, targets: dict[str, Target], *, progress: Callable[[float], None] | None = None) -> Report:
-    """Integrate and report, writing ``targets`` (from :func:`check_options`) all or nothing."""
+def _simulate(**values: Any) -> Report:
+    """Check the combinations, integrate and report, writing the output files all or nothing."""
     from numerics.evidence import batch_summary, summarize
+    from numerics.metrics_mp import summarize_mp
+    from verify.simulation import Simulation
 
+    opts = SimulateOptions(values)
+    targets = check_options(opts)
     system, source = _system(opts)
     check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
-    traj = _integrate(opts, system, progress)
-    body: dict[str, Any] = {"status": "completed" if traj.ok else traj.status.value, "source": source,
-                            "instance": system.name, "N": system.N, "d": system.d, "H": system.H, "mask": system.mask,
-                            "beta": str(system.beta), "options": _options_json(opts), "integrator": traj.to_json()}
-    if opts.digits is not None:
-        from numerics.metrics_mp import summarize_mp
-
-        body.update(summarize_mp(traj, 0, opts.variant))
-    elif opts.samples is None:
-        body.update(summarize(traj, 0, opts.variant))
-    else:
-        body["batch"] = batch_summary(traj, opts.variant)
+    traj = _integrate(opts, system, opts.progress)
+    summary = (summarize_mp(traj, 0, opts.variant) if opts.digits is not None else summarize(traj, 0, opts.variant)
+               if opts.samples is None else {"batch": batch_summary(traj, opts.variant)})
+    plot = str(targets["plot"].path) if "plot" in targets else None
+    record = Simulation(system, source, _options_json(opts), traj, summary, plot, opts.variant)
     rendered: list[tuple[Target, str | bytes]] = []
-    if "plot" in targets:  # every payload is rendered before anything is written (all or nothing)
-        from numerics.plotting import plot_trajectory
+    if plot is not None:  # every payload is rendered before anything is written (all or nothing)
+        from numerics.support.png import figure_png
 
-        rendered.append((targets["plot"], plot_trajectory(traj, variant=opts.variant, title=system.name, mask=system.mask)))
-        body["plot"] = str(targets["plot"].path)
-    report = Report("simulate", body, render(body), files=[str(t.path) for t in targets.values()], record=traj)
+        rendered.append((targets["plot"], figure_png(record.figure())))
+    report = Report("simulate", record.to_json(), record.render(), files=[str(t.path) for t in targets.values()],
+                    record=record)
     if "json_out" in targets:
         rendered.append((targets["json_out"], json.dumps(report.payload, indent=2) + "\n"))
     if rendered:
@@ -309,63 +277,6 @@ def _options_json(opts: SimulateOptions) -> dict[str, Any]:
     return out
 
 
-def simulate(preset: str | None = None, *, instance=None, t_end: float, digits: int | None = None,
-             rtol: float | None = None, atol: float | None = None, points: int = 151, samples: int | None = None,
-             seed: int | None = None, tokens: int | None = None, dim: int | None = None, variant: str = "cos",
-             plot: str | Path | None = None, json_out: str | Path | None = None, backend: str = "numpy",
-             device: str | None = None, workers: int | None = None, scheduler: str | None = None, force: bool = False,
-             progress: Callable[[float], None] | None = None) -> Report:
-    """Simulate ``preset`` (default ``constant-identity-full``) or ``instance`` (a JSON file, a
-    JSON-like dict or an :class:`~theorems.system.AttentionSystem`) to ``t_end``; the options are ``verify simulate``'s
-    (module docstring; ``json_out`` is ``--json``).  Returns the ``simulate`` report; its ``record``
-    is the :class:`numerics.trajectory.Trajectory`."""
-    opts = SimulateOptions(preset, instance, t_end, digits, rtol, atol, points, samples, seed, tokens, dim, variant,
-                           plot, json_out, backend, device, workers, scheduler, force)
-    if progress is not None and not callable(progress):  # refused before any work, not at its first call
-        raise InvalidInput("progress", "a callable progress(fraction), or None", type(progress).__name__)
-    return run(opts, check_options(opts, keyword), progress=progress)
+simulate = api(COMMAND, _simulate, __name__)
 
-
-def _metric(value: float | str) -> str:
-    """A final metric as printed: float64 with 4 digits, or the decimal string of a high-precision run."""
-    return value if isinstance(value, str) else f"{value:.3e}"
-
-
-def _g(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
-def render(p: dict[str, Any]) -> str:
-    """The console text of a ``simulate`` payload."""
-    integ, source = p["integrator"], p["source"]
-    lines = []
-    if source["kind"] == "preset" and source["default"]:
-        lines.append(f"no preset or instance given: simulating the default preset {source['name']} "
-                     f"(N={source['tokens']}, d={source['dim']}, seed {source['seed']})")
-    lines += [f"instance {p['instance']}: N={p['N']} d={p['d']} H={p['H']} mask={p['mask']} beta={p['beta']}",
-              f"integrator {integ['method']} ({integ['precision']['kind']}, {integ['precision']['bits']} bits): "
-              f"{integ['status']}, {integ['stats']['steps']} steps, {integ['stats']['wall_time_s']:.3g} s, "
-              f"error estimate {_g(integ['error_estimate'])} ({integ['error_kind']})"]
-    if "final" in p:
-        f = p["final"]
-        if "metrics_precision" in p:
-            mp = p["metrics_precision"]
-            lines.append(f"metrics computed with {mp['bits']} bits from the high-precision states, {mp['digits']} significant digits:")
-        lines.append(f"at t={f['t']:g}: E_first({p['E_variant']})={_metric(f['E_first'])}  E_pair={_metric(f['E_pair'])}  "
-                     f"V={_metric(f['V'])}  hemisphere margin={f.get('hemisphere_margin', float('nan')):.3g}")
-        hemi = p["events"].get("open_hemisphere", {}).get("t")
-        lines.append(f"tokens in an open hemisphere from t={hemi:g}" if hemi is not None else "tokens never in an open hemisphere at the samples")
-        below = p["events"]["E_pair_below_eps"]
-        lines.append(f"E_pair < {below['eps']:g} from t={below['t']:.4g}" if below["t"] is not None else f"E_pair stays >= {below['eps']:g}")
-        fit = p.get("fitted_rate")
-        lines.append(f"fitted rate of E_pair: {fit['rate']:.4g} on [{fit['t_from']:.3g}, {fit['t_to']:.3g}]" if fit else "no rate fitted (too few samples above round-off)")
-    else:
-        b = p["batch"]
-        fe = b["final_E_pair"]
-        lines.append(f"{b['instances']} initial conditions: final E_pair mean {fe['mean']:.3e} (min {fe['min']:.3e}, max {fe['max']:.3e})")
-    if "plot" in p:
-        lines.append(f"plot written to {p['plot']}")
-    return "\n".join(lines)
-
-
-__all__ = ["DEFAULT_PRESET", "OptionConflict", "SimulateOptions", "check_options", "flag", "keyword", "run", "simulate"]
+__all__ = ["COMMAND", "DEFAULT_PRESET", "simulate"]

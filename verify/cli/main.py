@@ -1,7 +1,10 @@
 """The ``verify`` command: a thin renderer over library calls.
 
-Each sub-command lives in its own module ``verify.cli.cmd_<name>`` exposing
-``add_parser(subparsers)`` and ``run(args) -> int``.  Exit codes (STYLE.md §8): 0 certified /
+Every command is generated from its option table (:mod:`verify.api._table`): the sub-parser, and
+the call :func:`run` makes of the parsed line (the API function with the same keywords; a
+``verify.cli.cmd_<name>`` module adds what only a terminal has: progress bars, messages on stderr;
+``reproduce``'s runs the reproduction and writes its directory).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
+renames them to flags, here and nowhere else.  Exit codes (STYLE.md §8): 0 certified /
 all hold, 1 crash, 2 usage or bad input (including an output target that is refused or an option
 above its limit), 3 refuted / some hypothesis fails, 4 inconclusive, 5 certificate invalid
 (``verify recheck``: a well-formed certificate that fails its exact re-check proves nothing; it is
@@ -16,25 +19,26 @@ import json
 import logging
 import re
 import sys
+from pathlib import Path
 
 from theorems.errors import ConsensusVerifyError
 from theorems.verdict import ExitCode
 
-from .common import EXIT_CRASH, EXIT_USAGE, UsageError
+from .common import EXIT_CRASH, EXIT_USAGE, UsageError, emit
 
-COMMANDS = (
-    "list",
-    "assumptions",
-    "theorem",
-    "sos",
-    "lyapunov",
-    "recheck",
-    "simulate",
-    "audit",
-    "consensus",
-    "reproduce",
-    "depth",
-)
+API = {"list": "verify.api.listing", "assumptions": "verify.api.assumptions", "theorem": "verify.api.theorem",
+       "sos": "verify.api.sos", "lyapunov": "verify.api.lyapunov", "recheck": "verify.api.recheck",
+       "simulate": "verify.api.simulate", "audit": "verify.api.audit", "consensus": "verify.api.consensus",
+       "depth": "verify.api.depth", "reproduce": "verify.api.reproduce", "fate": "verify.api.fate"}
+"""The commands generated from an option table: the module holding ``COMMAND`` and its function."""
+HOOKS = ("simulate", "audit", "consensus", "reproduce")
+"""Commands with a ``verify.cli.cmd_<name>`` module whose ``run(args)`` replaces :func:`run`."""
+COMMANDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
+            "reproduce", "depth", "fate")
+SAVED = {"theorem": lambda r: f"the report and {len(r.files) - 1} certificate(s)",
+         "depth": lambda r: "the report" + (" and the depth certificate" if r.record.certificate is not None else ""),
+         "fate": lambda r: "the report" + (" and the fate certificate" if r.record.certificate is not None else "")}
+"""What ``--save DIR`` wrote, said on stderr."""
 
 
 class _ArgumentError(Exception):
@@ -101,17 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"verify (consensus-verify) {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"verify.cli.cmd_{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"verify.cli.cmd_{name}":
-                continue  # command not built in this installation
-            raise
-        module.add_parser(sub)
+        hooks = importlib.import_module(f"verify.cli.cmd_{name}") if name in HOOKS else None
+        importlib.import_module(API[name]).COMMAND.add_parser(sub).set_defaults(run=run if hooks is None else hooks.run)
     for command in sub.choices.values():  # every sub-command's help ends with the exit codes too
         if not command.epilog:
             command.epilog = EXIT_CODES
     return parser
+
+
+def run(args, **extras) -> int:
+    """The API call of a parsed command line (``extras``: the callbacks a ``cmd_<name>`` module adds)."""
+    command = args.command_table
+    report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args), **extras)
+    if command.name in SAVED and getattr(args, "save", None):
+        sys.stderr.write(f"saved {SAVED[command.name](report)} to {Path(args.save)}\n")
+    emit(report.text, report.to_json(), args.format)
+    return report.exit_code
 
 
 def _version() -> str:
@@ -228,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except (UsageError, ConsensusVerifyError) as exc:
+        table = getattr(args, "command_table", None)
+        if table is not None:
+            from verify.api._table import for_cli
+
+            exc = for_cli(exc, table.flags)
         return _report_error(exc, f"verify {args.command}", as_json)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")

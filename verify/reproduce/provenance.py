@@ -5,12 +5,9 @@ imported).  The LLM cases add their own provenance (dtype, device, model source)
 """
 from __future__ import annotations
 
-import datetime
-import os
-import platform
 from typing import Any, Mapping
 
-from theorems.provenance import package_versions
+from theorems.provenance import Provenance
 
 from .scale import Scale
 
@@ -28,17 +25,11 @@ SEEDS = {
 }
 
 
-def base_provenance(scale: Scale, options: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "versions": package_versions(PACKAGES),
-        "scale": scale.to_json(),
-        "options": dict(options),
-        "seeds": dict(SEEDS),
-        "arithmetic": {"simulations": "float64, DOP853 rtol 1e-10 atol 1e-12, tokens renormalised after each step",
-                       "llm": "recorded per case (default float32 on cpu)"},
-        "device": {"simulations": "cpu (numpy)"},
-    }
+def base_provenance(scale: Scale, options: Mapping[str, Any]) -> Provenance:
+    """The reproduction's provenance before it runs (the runner adds the executor and the wall times)."""
+    return Provenance.collect(
+        PACKAGES, stamp=True, options=dict(options),
+        arithmetic={"simulations": "float64, DOP853 rtol 1e-10 atol 1e-12, tokens renormalised after each step",
+                    "llm": "recorded per case (default float32 on cpu)"},
+        details={"scale": scale.to_json(), "seeds": dict(SEEDS), "device": {"simulations": "cpu (numpy)"}},
+        layout=("machine", "packages", "scale", "options", "seeds", "arithmetic", "device"))

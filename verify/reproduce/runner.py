@@ -247,10 +247,9 @@ def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[
     order = list(ClaimKind)
     chosen = [c for c in claims if selected is None or set(c.cases) <= selected]
     rows = tuple(build_row(claim, results) for claim in sorted(chosen, key=lambda c: order.index(c.kind)))
-    prov = base_provenance(scale, options or {})
-    prov["executor"] = executor.describe()
-    prov["resume"] = dict(run_info, resumed=resume)
-    prov["case_wall_times_s"] = {cid: round(r.wall_time_s, 2) for cid, r in results.items()}
-    prov["wall_time_s"] = round(time.perf_counter() - started, 2)
-    prov["llm_provenance"] = {cid: dict(r.provenance) for cid, r in results.items() if r.provenance}
-    return Report(scale.name, rows, tuple(results.values()), prov)
+    prov = base_provenance(scale, options or {}).with_details(
+        executor=executor.describe(), resume=dict(run_info, resumed=resume),
+        case_wall_times_s={cid: round(r.wall_time_s, 2) for cid, r in results.items()},
+        wall_time_s=round(time.perf_counter() - started, 2),
+        llm_provenance={cid: dict(r.provenance) for cid, r in results.items() if r.provenance})
+    return Report(scale.name, rows, tuple(results.values()), prov.to_json())

@@ -1,4 +1,4 @@
-"""JSON form of :class:`~verify.fate.certificate.FateCertificate`, validated field by field
+"""JSON form of :class:`~verify._fate.certificate.FateCertificate`, validated field by field
 (:func:`fields_from_json` gives the constructor's arguments: this module never imports the class).
 
 Every rational is a string ``"p"`` or ``"p/q"`` (never a float, at most :data:`MAX_DIGITS` digits);

@@ -10,10 +10,20 @@ re-proves.  docs/fate.md explains what a fate means and what it does not.
 Trust base: :mod:`.basin`, :mod:`.limits`, :mod:`.flow`, :mod:`.certificate` (arb balls and exact
 rationals); :mod:`.hints` (SciPy, floats) only proposes.
 """
-from .certificate import KIND, FateCertificate
-from .driver import certify_fate, fate_from_file
-from .problem import FateProblem, problem_from_system
-from .report import Fate, FateReport
+from __future__ import annotations
 
-__all__ = ["KIND", "Fate", "FateCertificate", "FateProblem", "FateReport", "certify_fate", "fate_from_file",
-           "problem_from_system"]
+import importlib
+
+_LAZY = {"KIND": ".certificate", "FateCertificate": ".certificate", "certify_fate": ".driver",
+         "fate_from_file": ".driver", "FateProblem": ".problem", "problem_from_system": ".problem",
+         "Fate": ".report", "FateReport": ".report"}
+"""Loaded on first use: ``verify recheck`` imports :mod:`.certificate` only, never the float proposals
+of :mod:`.hints` or the equilibrium search."""
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

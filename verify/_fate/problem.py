@@ -20,7 +20,7 @@ from verify.validated import Field, Tokens
 
 Matrix = tuple[tuple[Fraction, ...], ...]
 LIMITS = {"N": 16, "d": 6, "heads": 4}
-"""Largest instance :func:`~verify.fate.driver.certify_fate` accepts (the enclosure is O((N d)^3) per step)."""
+"""Largest instance :func:`~verify._fate.driver.certify_fate` accepts (the enclosure is O((N d)^3) per step)."""
 
 
 @final

@@ -9,7 +9,7 @@
 * ``cap`` (causal mask, every ``U^h = I``): ``x_1`` never moves; every ``<x_1, x_i> > 0`` on the
   balls.  docs/depth.md ("4.2, ODE"): ``min_i <x_1, x_i(t)> >= tanh(c t + artanh m0) -> 1``, so every
   token tends to ``x_1(0)``.
-* ``basin``: :func:`verify.fate.basin.entered`; the limit is the certified equilibrium.
+* ``basin``: :func:`verify._fate.basin.entered`; the limit is the certified equilibrium.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The frozen result of :func:`~verify.fate.driver.certify_fate`: the fate, its evidence, its certificate."""
+"""The frozen result of :func:`~verify._fate.driver.certify_fate`: the fate, its evidence, its certificate."""
 from __future__ import annotations
 
 import enum

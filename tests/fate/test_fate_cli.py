@@ -1,0 +1,51 @@
+"""``verify fate --instance FILE``: the command over :func:`verify._fate.driver.certify_fate`.
+
+The same-sign counterexample is certified non-consensus (exit 0) and its saved certificate
+re-checks (``verify recheck``, exit 0) while a tampered one does not (exit 5); a hemisphere instance
+with ``U = I`` is certified consensus; the JSON follows the published schema; bad input exits 2
+and writes nothing."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+import verify
+from verify.cli.main import main
+from verify.report import schema_path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads(schema_path("fate").read_text())
+
+
+def test_same_sign_counterexample_is_certified_non_consensus(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["fate", "--instance", str(ROOT / "examples" / "counterexample_same_sign.json"), "--save", str(out),
+                 "--format", "json"])
+    payload = json.loads(capsys.readouterr().out)
+    jsonschema.validate(payload, SCHEMA)
+    assert code == 0 and payload["verdict"] == "holds" and payload["fate"] == "non-consensus"
+    cert = next(out.glob("*__fate.json"))
+    assert main(["recheck", str(cert)]) == 0
+    data = json.loads(cert.read_text())
+    data["entry"] = "0"  # the tokens are not in the basin at t = 0
+    cert.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["recheck", str(cert)]) == 5
+
+
+def test_hemisphere_with_identity_is_consensus():
+    report = verify.fate(instance={"d": 3, "beta": 1, "mask": "full", "heads": [{"P": "identity", "U": "identity"}],
+                                   "tokens": [[1, 0, 0], [0, 1, 0], ["3/5", "4/5", 0]]})
+    assert report.exit_code == 0 and report.to_json()["fate"] == "consensus"
+    jsonschema.validate(report.to_json(), SCHEMA)
+
+
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["fate", "--instance", str(tmp_path / "missing.json"), "--save", str(out)]) == 2
+    assert main(["fate", "--instance", str(ROOT / "examples" / "late_entry.json"), "--t-max", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--instance" in err and "--t-max" in err
+    assert not out.exists() or not any(out.iterdir())

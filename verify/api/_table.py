@@ -1,0 +1,326 @@
+"""One option table per command: the argparse parser, the API signature and the checks of a call.
+
+Each command declares its options once, as a tuple of :class:`Option` in a :class:`Command`.  From
+that table:
+
+* :func:`api` makes the public function (``verify.depth``): a module-level function with a real
+  ``__signature__`` (``inspect.signature(verify.depth)`` lists every keyword and its default), a
+  docstring listing the options, picklable by name.  A call binds its arguments to the signature,
+  checks every value by its kind (:meth:`Option.check`) and passes the checked values to the
+  command's implementation;
+* :meth:`Command.add_parser` makes the ``verify <command>`` sub-parser, whose namespace holds the
+  same keywords (:meth:`Command.values` turns it into the call);
+* :func:`for_cli` renames the options in an error for the CLI (``t_end`` -> ``--t-end``, ``theorem_id``
+  -> ``ID``): the API names keywords, the CLI flags, and only this function knows both.
+
+An error that refers to another option writes it as ``{name}`` in :class:`OptionError`'s texts;
+the API shows the keyword, the CLI the flag.  Kinds: ``bool``, ``int`` (``low`` / ``high``), ``seed``
+(an integer below ``2**high``), ``number`` (a real number), ``rational``
+(:func:`theorems.rational.parse_rational`, open bounds), ``choice``, ``text``, ``path`` (a ``str`` or
+``os.PathLike``, returned as ``str``; ``""`` is not given), ``callable`` (API only) and ``any``
+(checked by the implementation: instances, models, certificate sources).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import os
+import string
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from theorems.errors import InvalidInput
+
+REQUIRED = inspect.Parameter.empty
+"""The default of an option the caller must give (``simulate``'s ``t_end``)."""
+KINDS = ("bool", "int", "seed", "number", "rational", "choice", "text", "path", "callable", "any")
+
+
+class OptionError(InvalidInput):
+    """Bad option value; ``expected`` and ``hint`` may name other options as ``{name}``.
+
+    ``conflict=True``: an option that cannot be combined with another (or has no effect in this
+    mode); the message then says why (``expected`` is ``"<option> left out"``)."""
+
+    def __init__(self, field: str, expected: str, got: object = None, hint: str = "", *, conflict: bool = False,
+                 names: Mapping[str, str] | None = None) -> None:
+        self.templates, self.conflict = (field, expected, hint), conflict
+        shown = _Names(names or {})
+        text, hint = (string.Formatter().vformat(t, (), shown) for t in (expected, hint))
+        field = rename(field, shown)
+        super().__init__(field, f"{field} left out" if conflict else text, got, hint)
+        if conflict:
+            self.args = (f"{field}: {text}",)
+
+    def named(self, names: Mapping[str, str]) -> "OptionError":
+        """The same error with the options spelled by ``names`` (keyword -> flag)."""
+        field, expected, hint = self.templates
+        return OptionError(field, expected, self.got, hint, conflict=self.conflict, names=names)
+
+
+class _Names(dict):
+    def __missing__(self, key: str) -> str:
+        return key
+
+
+def rename(field: str, names: Mapping[str, str]) -> str:
+    """``field`` with each word that is an option keyword spelled by ``names`` (``polynomial or on``)."""
+    return " ".join(names.get(word, word) for word in field.split(" "))
+
+
+def for_cli(exc: BaseException, flags: Mapping[str, str]) -> BaseException:
+    """``exc`` with its option keywords renamed to the CLI's flags (the one place that does it).
+
+    A field that is a keyword, or starts with one (``field component 2``, ``polynomial or on``), is
+    renamed word by word; errors about the data of a file (``exc.option_field = False``) are not."""
+    if isinstance(exc, OptionError):
+        return exc.named(flags)
+    if not isinstance(exc, InvalidInput) or not isinstance(exc.field, str) or not getattr(exc, "option_field", True) \
+            or exc.field.split(" ")[0] not in flags:
+        return exc
+    new = type(exc).__new__(type(exc))  # copy.copy would call __init__ with the message only
+    new.__dict__.update(exc.__dict__)
+    new.field, text = rename(exc.field, flags), str(exc)
+    new.args = (new.field + text[len(exc.field):] if text.startswith(exc.field) else text,)
+    return new
+
+
+def is_bool(value: Any) -> bool:
+    """``True`` / ``False`` or a NumPy ``bool_`` (only possible when NumPy is loaded)."""
+    np = sys.modules.get("numpy")
+    return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
+
+
+def is_int(value: Any) -> bool:
+    """An integer (``int`` or a NumPy integer), not a bool."""
+    return isinstance(value, numbers.Integral) and not is_bool(value)
+
+
+def int_range(low: int, high: int | None) -> str:
+    """The words of an integer range in an error: ``an integer between 1 and 64``."""
+    return f"an integer >= {low}" if high is None else f"an integer between {low} and {high}"
+
+
+def _choices(choices: tuple) -> str:
+    shown = [repr(c) for c in choices]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of one command, declared once (module docstring).
+
+    ``flag``: the CLI's spelling (default ``--name-with-dashes``, ``--no-name`` for a bool whose
+    default is ``True``); a flag without a leading ``-`` is a positional argument shown by that name.
+    ``positional``: positional in the API too.  ``cli_only`` / ``api_only``: on one side only.
+    ``group``: a mutually exclusive group of the parser.  ``cli``: further ``add_argument``
+    keywords (``nargs``, ``const``, ``action``, ``type``).  ``expected``: the words of the check's
+    error, when the kind's are not specific enough."""
+
+    name: str
+    kind: str = "any"
+    default: Any = None
+    help: str = ""
+    low: Any = None
+    high: Any = None
+    choices: tuple = ()
+    flag: str | None = None
+    metavar: str | None = None
+    positional: bool = False
+    cli_only: bool = False
+    api_only: bool = False
+    group: str | None = None
+    cli: Mapping[str, Any] = field(default_factory=dict)
+    expected: str = ""
+    closed: bool = False
+    """A ``rational``'s bounds are included."""
+    hint: str = ""
+    """What to try, added to a ``choice``'s error."""
+    decimals: bool = True
+    """A ``rational`` may be written as a decimal (``0.01``); ``False``: exact ``p/q`` only."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name}: unknown kind {self.kind!r}")
+
+    @property
+    def spelling(self) -> str:
+        """How the CLI names this option (``--t-end``, ``--no-simulate``, ``ID``)."""
+        if self.flag:
+            return self.flag
+        negated = self.kind == "bool" and self.default is True
+        return ("--no-" if negated else "--") + self.name.replace("_", "-")
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked by its kind (``None`` passes when the default is ``None``)."""
+        if value is None and self.default is None:
+            return None
+        kind, low, high, name = self.kind, self.low, self.high, self.name
+        if kind == "bool":
+            if not is_bool(value):
+                raise OptionError(name, "True or False", value)
+            return bool(value)
+        if kind in ("int", "seed"):
+            bits = 64 if kind == "seed" and high is None else high
+            ok = is_int(value) and (value >= (low or 0) if kind == "seed" else low is None or value >= low) and (
+                value < 2 ** bits if kind == "seed" else high is None or value <= high)
+            if not ok:
+                raise OptionError(name, self.expected or (f"an integer between 0 and 2^{bits} - 1" if kind == "seed"
+                                                          else int_range(low, high) if low is not None else "an integer"),
+                                  value)
+            return int(value)
+        if kind == "number":
+            if not (isinstance(value, numbers.Real) and not is_bool(value)) or not math.isfinite(float(value)) or \
+                    (low is not None and not value > low) or (high is not None and value > high):
+                raise OptionError(name, self.expected or "a finite number", value)
+            return value if isinstance(value, (int, float)) else float(value)
+        if kind == "rational":
+            from theorems.rational import parse_rational
+
+            try:
+                return parse_rational(value, name, low, high, self.closed, self.decimals)
+            except InvalidInput as exc:
+                raise OptionError(name, exc.expected, exc.got) from None
+        if kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise OptionError(name, self.expected or _choices(self.choices), value, self.hint)
+            return value
+        if kind == "text":
+            if not isinstance(value, str) or not value:
+                raise OptionError(name, self.expected or "text (a str)", value)
+            return value
+        if kind == "path":
+            return check_path(name, value)
+        if kind == "callable" and not callable(value):
+            raise OptionError(name, "a callable, or None", type(value).__name__)
+        return value
+
+
+def check_path(name: str, value: Any) -> str | None:
+    """``value`` as a path string; ``None`` and ``""`` mean not given; NUL bytes are refused."""
+    if value is None or (isinstance(value, str) and not value):
+        return None
+    try:
+        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    except TypeError:  # an os.PathLike whose __fspath__ returns neither str nor bytes
+        text = None
+    if not isinstance(text, str):
+        raise OptionError(name, "a path (a str or a pathlib.Path)", value)
+    if "\0" in text:
+        raise OptionError(name, "a path without NUL bytes", text)
+    return text
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command's name, its API function's name, its help texts and its option table."""
+
+    name: str
+    function: str
+    help: str
+    description: str | Callable[[], str]
+    doc: str
+    options: tuple[Option, ...]
+    parser: Mapping[str, Any] = field(default_factory=dict)
+    """Further ``add_parser`` keywords (``epilog``, ``formatter_class``)."""
+
+    def __post_init__(self) -> None:
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: an option is declared twice: {names}")
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """keyword -> CLI spelling, for :func:`for_cli`."""
+        return {o.name: o.spelling for o in self.options if not o.api_only}
+
+    def signature(self) -> inspect.Signature:
+        P = inspect.Parameter
+        return inspect.Signature([P(o.name, P.POSITIONAL_OR_KEYWORD if o.positional else P.KEYWORD_ONLY,
+                                    default=o.default) for o in self.options if not o.cli_only])
+
+    def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Every value checked by its option (in table order)."""
+        table = {o.name: o for o in self.options}
+        return {key: table[key].check(value) for key, value in arguments.items()}
+
+    def docstring(self) -> str:
+        lines = [self.doc.strip(), "", "Options (the CLI's flag in brackets):", ""]
+        for o in self.options:
+            if not o.cli_only:
+                shown = "required" if o.default is REQUIRED else f"default {o.default!r}"
+                cli = "" if o.api_only else f" [{o.spelling}]"
+                lines.append(f"* ``{o.name}``{cli} ({shown}): {o.help.replace('%%', '%')}")
+        return "\n".join(lines) + "\n"
+
+    def add_parser(self, sub) -> Any:
+        p = sub.add_parser(self.name, help=self.help, description=self.description, **self.parser)
+        groups: dict[str, Any] = {}
+        for o in self.options:
+            if o.api_only:
+                continue
+            if o.group is not None and o.group not in groups:
+                groups[o.group] = p.add_mutually_exclusive_group()
+            target = p if o.group is None else groups[o.group]
+            keywords: dict[str, Any] = {"help": o.help}
+            if o.metavar:
+                keywords["metavar"] = o.metavar
+            if not o.spelling.startswith("-"):
+                target.add_argument(o.name, metavar=o.spelling, **keywords)
+                continue
+            if o.kind == "bool":
+                keywords["action"] = "store_false" if o.spelling.startswith("--no-") and o.default else "store_true"
+            elif o.choices:
+                keywords["choices"] = o.choices
+            elif o.kind in ("int", "seed", "number"):
+                keywords["type"] = int if o.kind != "number" else float
+            if o.default is REQUIRED:
+                keywords["required"] = True
+            else:
+                keywords["default"] = o.default
+            target.add_argument(o.spelling, **{"dest": o.name, **keywords, **o.cli})
+        p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+        p.set_defaults(command_table=self)
+        return p
+
+    def values(self, namespace: Any) -> dict[str, Any]:
+        """The API call's keywords from a parsed command line."""
+        return {o.name: getattr(namespace, o.name) for o in self.options if not (o.cli_only or o.api_only)}
+
+
+FORCE = Option("force", "bool", False, help="replace output files that already exist (never a directory, device, FIFO "
+                                           "or symbolic link)")
+"""The ``force`` option of every command that writes files."""
+
+
+class Values(dict):
+    """The checked options of one call, read as attributes too (``opts.t_end``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def api(command: Command, implementation: Callable[..., Any], module: str) -> Callable[..., Any]:
+    """The public function of ``command``: bind, check every option, call ``implementation``.
+
+    ``module`` is the name of the module that binds the result to ``command.function`` (so that
+    pickle finds the function by its name)."""
+    signature = command.signature()
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)  # an unknown keyword is a TypeError, as for any function
+        bound.apply_defaults()
+        return implementation(**command.check(bound.arguments))
+
+    call.__name__ = call.__qualname__ = command.function
+    call.__module__ = module
+    call.__doc__ = command.docstring()
+    call.__signature__ = signature  # type: ignore[attr-defined]
+    call.command = command  # type: ignore[attr-defined]
+    return call
+

@@ -1,0 +1,100 @@
+"""The record of one ``verify simulate`` run: it owns its JSON, its console text and its figure.
+
+:func:`verify.simulate` returns a :class:`~verify.report.Report` whose ``record`` is a
+:class:`Simulation`: the instance, where it came from, the options the run used, the
+:class:`numerics.trajectory.Trajectory` and the summary :mod:`numerics.evidence` (or
+:mod:`numerics.metrics_mp` for a high-precision run) computed from it.  A simulation decides
+nothing (it is evidence, never a proof).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, final
+
+
+def _metric(value: float | str) -> str:
+    """A final metric as printed: float64 with 4 digits, or the decimal string of a high-precision run."""
+    return value if isinstance(value, str) else f"{value:.3e}"
+
+
+def _g(value: float | None) -> str:
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
+
+@final
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """One run: ``source`` (``{"kind": "preset", "name", "default", "tokens", "dim", "seed"}`` or
+    ``{"kind": "instance", "file"}``), ``options`` (as reported), ``summary`` (final metrics, events and
+    fitted rate of one run, or ``{"batch": ...}`` for ``samples``), ``plot`` the PNG written, if any."""
+
+    system: Any
+    source: Mapping[str, Any]
+    options: Mapping[str, Any]
+    trajectory: Any
+    summary: Mapping[str, Any]
+    plot: str | None = None
+    variant: str = field(default="cos")
+
+    @property
+    def status(self) -> str:
+        """``completed``, or why the integrator stopped before ``t_end`` (``max_steps``, ``step_too_small``)."""
+        return "completed" if self.trajectory.ok else self.trajectory.status.value
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.system
+        out = {"status": self.status, "source": dict(self.source), "instance": s.name, "N": s.N, "d": s.d, "H": s.H,
+               "mask": s.mask, "beta": str(s.beta), "options": dict(self.options),
+               "integrator": self.trajectory.to_json(), **self.summary}
+        return out | ({"plot": self.plot} if self.plot is not None else {})
+
+    def render(self) -> str:
+        """The console text: the instance, the integrator's run, the final metrics and events."""
+        s, traj, source, p = self.system, self.trajectory, self.source, self.summary
+        lines = []
+        if source["kind"] == "preset" and source["default"]:
+            lines.append(f"no preset or instance given: simulating the default preset {source['name']} "
+                         f"(N={source['tokens']}, d={source['dim']}, seed {source['seed']})")
+        lines += [f"instance {s.name}: N={s.N} d={s.d} H={s.H} mask={s.mask} beta={s.beta}",
+                  f"integrator {traj.method} ({traj.precision.kind}, {traj.precision.bits} bits): {traj.status.value}, "
+                  f"{traj.stats.steps} steps, {round(traj.stats.wall_time, 6):.3g} s, "
+                  f"error estimate {_g(float(traj.error_estimate))} ({traj.error_kind})"]
+        if "final" in p:
+            lines += self._final_lines(p)
+        else:
+            fe = p["batch"]["final_E_pair"]
+            lines.append(f"{p['batch']['instances']} initial conditions: final E_pair mean {fe['mean']:.3e} "
+                         f"(min {fe['min']:.3e}, max {fe['max']:.3e})")
+        return "\n".join(lines + ([f"plot written to {self.plot}"] if self.plot is not None else []))
+
+    @staticmethod
+    def _final_lines(p: Mapping[str, Any]) -> list[str]:
+        f, lines = p["final"], []
+        if "metrics_precision" in p:
+            mp = p["metrics_precision"]
+            lines.append(f"metrics computed with {mp['bits']} bits from the high-precision states, {mp['digits']} "
+                         "significant digits:")
+        lines.append(f"at t={f['t']:g}: E_first({p['E_variant']})={_metric(f['E_first'])}  E_pair={_metric(f['E_pair'])}"
+                     f"  V={_metric(f['V'])}  hemisphere margin={f.get('hemisphere_margin', float('nan')):.3g}")
+        hemi = p["events"].get("open_hemisphere", {}).get("t")
+        lines.append(f"tokens in an open hemisphere from t={hemi:g}" if hemi is not None
+                     else "tokens never in an open hemisphere at the samples")
+        below = p["events"]["E_pair_below_eps"]
+        lines.append(f"E_pair < {below['eps']:g} from t={below['t']:.4g}" if below["t"] is not None
+                     else f"E_pair stays >= {below['eps']:g}")
+        fit = p.get("fitted_rate")
+        lines.append(f"fitted rate of E_pair: {fit['rate']:.4g} on [{fit['t_from']:.3g}, {fit['t_to']:.3g}]" if fit
+                     else "no rate fitted (too few samples above round-off)")
+        return lines
+
+    def figure(self, ax: Any = None, *, title: str | None = None, variant: str | None = None) -> Any:
+        """E (and V, for a causal run) against ``t`` (:func:`numerics.plotting.trajectory_figure`; a batch:
+        median and 10-90% band); ``ax``: draw into an existing matplotlib Axes."""
+        from numerics.plotting import trajectory_figure
+
+        return trajectory_figure(self.trajectory, variant=variant or self.variant,
+                                 title=self.system.name if title is None else title, mask=self.system.mask, ax=ax)
+
+
+__all__ = ["Simulation"]
