@@ -1,4 +1,4 @@
-"""Benchmark of ``verify.fate.certify_fate`` on random constant instances (docs/fate.md).
+"""Benchmark of ``verify._fate.certify_fate`` on random constant instances (docs/fate.md).
 
     python benchmarks/bench_fate.py --count 100 [--start 0] [--nonsymmetric] [--oracle-digits 50] [--out FILE]
 
@@ -17,7 +17,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from tests.fate.fate_cases import disagreement, random_problem  # noqa: E402
-from verify.fate import certify_fate  # noqa: E402
+from verify._fate import certify_fate  # noqa: E402
 
 AGREE = 1e-3
 

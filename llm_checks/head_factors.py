@@ -14,7 +14,7 @@ the layer's input (post-LN BERT: ``n = (h - b) / g`` with the LayerNorm that pro
 
 Every array is float64.  ``V`` is the product of two float32 arrays, which float64 holds exactly
 (24 + 24 significant bits), so ``V``, ``O`` and ``tokens`` are exact binary rationals: the
-certification code (``verify.fate.heads``) reads them as exact data, not as approximations.
+certification code (``verify._fate.heads``) reads them as exact data, not as approximations.
 Nothing here is a proof; this module only measures.
 """
 from __future__ import annotations
