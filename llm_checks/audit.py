@@ -18,7 +18,7 @@ import numpy as np
 
 from theorems.catalogue import get as get_theorem
 from theorems.errors import InvalidInput, UnknownName
-from theorems.verdict import Status, Verdict, combine
+from theorems.verdict import Status, Verdict, applicability, combine
 
 from numerics.support.progress import Progress
 
@@ -78,7 +78,7 @@ class TheoremAudit:
         return [v for v in self.hypotheses + self.model_form if v.status is Status.FAILS]
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "verdict": self.status.value,
+        return {"id": self.id, "title": self.title, "verdict": applicability(self.status),
                 "hypotheses": [v.to_json() for v in self.hypotheses],
                 "model_form": [v.to_json() for v in self.model_form]}
 
@@ -97,11 +97,23 @@ class AuditReport:
     def status(self) -> Status:
         return combine(t.status for t in self.theorems)
 
+    def render(self) -> str:
+        """The console text (:func:`llm_checks.render.render_audit`)."""
+        from .render import render_audit
+        return render_audit(self)
+
+    def figure(self, ax: Any = None, *, title: str | None = None) -> Any:
+        """The layer x head heatmaps (:func:`numerics.support.plot_layers.audit_heatmaps_figure`);
+        ``ax``: a sequence of three Axes, one per panel."""
+        from numerics.support.plot_layers import audit_heatmaps_figure
+        return audit_heatmaps_figure(self.measurements.heads, int(self.layout["d_model"]), str(self.provenance.get("model")),
+                                     ax=ax, title=title)
+
     def to_json(self, tables: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "provenance": self.provenance,
             "layout": self.layout,
-            "verdict": self.status.value,
+            "verdict": applicability(self.status),
             "theorems": [t.to_json() for t in self.theorems],
             "hemisphere": [{"prompt": h.prompt, "layer": h.layer, "margin": h.result.margin,
                             "verdict": h.result.verdict.status.value} for h in self.hemisphere],

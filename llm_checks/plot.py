@@ -1,18 +1,15 @@
 """The consensus measurement across depth as a matplotlib Figure (and PNG bytes).
 
 One curve per metric (``E_first``, ``E_first_abs``, ``E_pair``) against the layer index on a log
-axis: the median over prompts with the 10-90% quantile band
-(:func:`numerics.support.plot_layers.consensus_curves_figure`; the JSON summary keeps the mean and its 95%
-Student-t band).  ``E_first`` is drawn solid and wide under a dashed ``E_first_abs``, so the two
-stay visible where they are equal (every cosine to the anchor >= 0), and a line under the title
-says when they coincide at every layer.
+axis: the median over prompts with the 10-90% quantile band, the statistic the text and JSON
+summary give (:mod:`numerics.spread`; drawn by :meth:`ConsensusResult.figure`).  ``E_first`` is
+drawn solid and wide under a dashed ``E_first_abs``, so the two stay visible where they are equal
+(every cosine to the anchor >= 0), and a line under the title says when they coincide at every layer.
 """
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from numerics.support.plot_layers import consensus_curves_figure, consensus_title
 from numerics.support.png import figure_png
 
 from .consensus import ConsensusResult
@@ -20,8 +17,7 @@ from .consensus import ConsensusResult
 
 def consensus_figure(result: ConsensusResult, title: str | None = None) -> Any:
     """The Figure of ``result`` (module docstring)."""
-    return consensus_curves_figure(result.E, result.n_blocks,
-                                   title or consensus_title(result.provenance, asdict(result.options)))
+    return result.figure(title=title)
 
 
 def consensus_png(result: ConsensusResult, title: str | None = None) -> bytes:

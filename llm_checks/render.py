@@ -1,10 +1,12 @@
 """Plain-text rendering of audit reports and consensus results (returns strings; never prints)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .audit import AuditReport
-from .consensus import ConsensusResult
+from numerics.spread import show
+from theorems.verdict import applicability
 
 
 _MARK = {"holds": "HOLDS  ", "fails": "FAILS  ", "unknown": "UNKNOWN"}
@@ -18,7 +20,8 @@ def _worst_text(witness: dict) -> str:
     return ""
 
 
-def render_audit(report: AuditReport) -> str:
+def render_audit(report: Any) -> str:
+    """The console text of an :class:`~llm_checks.audit.AuditReport` (its ``render()``; no import back)."""
     lay = report.layout
     prov = report.provenance
     lines = [
@@ -40,7 +43,7 @@ def render_audit(report: AuditReport) -> str:
         )
     for theorem in report.theorems:
         lines.append("")
-        lines.append(f"theorem {theorem.id}: {theorem.status.value.upper()}  ({theorem.title})")
+        lines.append(f"theorem {theorem.id}: {applicability(theorem.status).upper().replace('_', ' ')}  ({theorem.title})")
         for group, verdicts in (("hypothesis", theorem.hypotheses), ("model form", theorem.model_form)):
             for v in verdicts:
                 lines.append(f"  {_MARK[v.status.value]} {group:10s} {v.name}: {v.reason}")
@@ -67,7 +70,8 @@ def render_audit(report: AuditReport) -> str:
     return "\n".join(lines)
 
 
-def render_consensus(result: ConsensusResult) -> str:
+def render_consensus(result: Any) -> str:
+    """The console text of a :class:`~llm_checks.consensus.ConsensusResult` (its ``render()``)."""
     o = result.options
     p = result.provenance
     prompts = f"{o.prompts} prompts x {o.tokens} random tokens (seed {o.seed})" if o.prompts_source == "random" else \
@@ -79,11 +83,14 @@ def render_consensus(result: ConsensusResult) -> str:
         f"feedforward {'kept' if o.ffn else 'removed'}, weights {o.weights_mode}",
         f"  metrics on the {'final-normed' if o.final_ln else 'raw'} states{', mean-centred' if o.center else ''}; anchor {anchor}"
         + (" (BERT has no final norm: every block ends in a LayerNorm)" if o.final_ln and p.get("family") == "bert" else ""),
-        f"  {'metric':12s} {'after block 1':>14s} {'final mean':>12s} {'95% band':>24s}",
+        f"  median over the {o.prompts} prompts, band: 10%-90% of prompts (clipped to the metric's range)",
+        f"  {'metric':12s} {'after block 1':>14s} {'final median':>14s}   final band",
     ]
     for name, row in result.summary().items():
         lo, hi = row["final_band"]
-        lines.append(f"  {name:12s} {row['first_block_mean']:14.6g} {row['final_mean']:12.6g}   [{lo:.6g}, {hi:.6g}]")
+        raw = row.get("final_raw_min")
+        lines.append(f"  {name:12s} {row['first_block_median']:14.6g} {show(row['final_median'], raw):>14s}   "
+                     f"[{show(lo, raw)}, {hi:.6g}]")
     if result.drift:
         d = result.drift
         lines.append(f"  {d['dtype']} against float32 ({d['prompts']} prompts): max |dE_first| {d['max_abs_diff']['E_first']:.3g}, "

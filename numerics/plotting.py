@@ -23,11 +23,10 @@ import numpy as np
 from theorems.errors import InvalidInput
 
 from .metrics import E_first, E_pair, V_first, Variant
+from .spread import QUANTILES  # the band of every batch and prompt curve (the one statistic)
 from .support.png import figure_png, new_figure
 from .trajectory import Trajectory
 
-QUANTILES = (0.10, 0.90)
-"""The band of every batch and prompt curve: these quantiles over runs (the line is the median)."""
 FLOOR = 1e-17
 """Values are clipped here for a log axis (metrics of converged float64 states are ~1e-16 or 0)."""
 ROUNDOFF = 1e-15

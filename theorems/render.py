@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from .verdict import applicability
+
 MARK = {"holds": "holds  ", "fails": "FAILS  ", "unknown": "unknown"}
 
 
@@ -40,6 +42,6 @@ def render_hypotheses(report: Any) -> str:
     if report.proof is not None:
         lines += ["symbolic proof:", *verdict_lines([report.proof])]
     counts = {s: sum(1 for v in report.verdicts if v.status.value == s) for s in ("holds", "fails", "unknown")}
-    lines.append(f"verdict: {report.status.value} ({counts['holds']} hold, {counts['fails']} fail, "
+    lines.append(f"verdict: {applicability(report.status)} ({counts['holds']} hold, {counts['fails']} fail, "
                  f"{counts['unknown']} unknown)")
     return "\n".join(lines)

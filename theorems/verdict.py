@@ -25,6 +25,8 @@ class ExitCode(enum.IntEnum):
     INCONCLUSIVE = 4
     CERT_INVALID = 5
     """``verify recheck``: a well-formed certificate whose exact re-check fails (proves and refutes nothing)."""
+    NOT_APPLICABLE = 6
+    """A hypothesis fails on this input: the result does not apply (it claims nothing here; nothing is refuted)."""
 
     @property
     def meaning(self) -> str:
@@ -34,10 +36,18 @@ class ExitCode(enum.IntEnum):
 _MEANING = {ExitCode.OK: "holds / certified", ExitCode.CRASH: "crash",
             ExitCode.USAGE: "bad input or usage (a message naming the field or option)",
             ExitCode.REFUTED: "refuted", ExitCode.INCONCLUSIVE: "inconclusive",
-            ExitCode.CERT_INVALID: "certificate invalid (verify recheck: the certificate proves nothing)"}
+            ExitCode.CERT_INVALID: "certificate invalid (verify recheck: the certificate proves nothing)",
+            ExitCode.NOT_APPLICABLE: "does not apply (a hypothesis fails: the result claims nothing here; not a refutation)"}
 VERDICT_EXIT = {"holds": ExitCode.OK, "fails": ExitCode.REFUTED, "unknown": ExitCode.INCONCLUSIVE,
-                "certificate_invalid": ExitCode.CERT_INVALID}
+                "certificate_invalid": ExitCode.CERT_INVALID, "not_applicable": ExitCode.NOT_APPLICABLE}
 """The exit code each verdict of a report carries."""
+
+
+def applicability(status: "Status", refuted: bool = False) -> str:
+    """The verdict of a report about a result on an input: ``status`` (its hypotheses and proof
+    composed) as a report states it.  A ``FAILS`` that is not a refutation (``refuted``: a
+    re-checked counterexample to the conclusion) means a hypothesis fails: ``"not_applicable"``."""
+    return "not_applicable" if status is Status.FAILS and not refuted else status.value
 
 
 class Status(enum.Enum):

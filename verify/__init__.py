@@ -30,6 +30,9 @@ _API = {
     "audit": "verify.api.audit",
     "consensus": "verify.api.consensus",
     "fate": "verify.api.fate",
+    "reproduce": "verify.api.reproduce",
+    "examples": "verify.api.examples",
+    "docs": "verify.api.docs",
 }
 
 __all__ = sorted([*_API, "Report", "SCHEMA_VERSION", "__version__"])

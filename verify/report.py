@@ -31,8 +31,8 @@ from theorems.verdict import VERDICT_EXIT as _VERDICT_EXIT
 
 SCHEMA_VERSION = "1"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
-         "reproduce", "depth", "fate", "error")
-VERDICTS = ("holds", "fails", "unknown", "certificate_invalid")
+         "reproduce", "depth", "fate", "examples", "docs", "error")
+VERDICTS = ("holds", "fails", "unknown", "certificate_invalid", "not_applicable")
 VERDICT_EXIT = {verdict: int(code) for verdict, code in _VERDICT_EXIT.items()}
 """The CLI exit code each verdict carries (the one table: theorems.verdict.ExitCode)."""
 

@@ -24,6 +24,7 @@ import numpy as np
 from theorems.errors import InvalidInput
 
 from ..plotting import FLOOR, band_label, draw_band, literal
+from ..spread import METRIC_RANGES
 from .png import new_figure
 
 LOG_SPAN = 10.0
@@ -54,9 +55,13 @@ def coinciding(curves: Mapping[str, np.ndarray]) -> list[tuple[str, str]]:
 
 def depth_curves_figure(curves: Mapping[str, Any], *, title: str, block_size: int, metric: str = "E",
                         log_x: bool = False, styles: Mapping[str, Mapping[str, Any]] | None = None,
-                        size: tuple[float, float] = (7.5, 4.6)) -> Any:
-    """The Figure (module docstring); ``block_size`` is the number of blocks of one pass."""
+                        size: tuple[float, float] = (7.5, 4.6), ranges: Mapping[str, tuple[float, float]] | None = None,
+                        ax: Any = None) -> Any:
+    """The Figure (module docstring); ``block_size`` is the number of blocks of one pass; ``ranges``:
+    each label's metric range, its values clipped to it first (:func:`numerics.spread.spread`: the
+    figure shows the numbers of the text and JSON); ``ax``: draw into this Axes (its Figure returned)."""
     curves = _as_curves(curves)
+    curves = {k: np.clip(E, *ranges[k]) if ranges and k in ranges else E for k, E in curves.items()}
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
         raise InvalidInput("block_size", "a positive number of blocks per pass", block_size)
     depth = next(iter(curves.values())).shape[1]
@@ -65,8 +70,11 @@ def depth_curves_figure(curves: Mapping[str, Any], *, title: str, block_size: in
     values = np.concatenate(positive) if positive else np.array([])
     log_y = values.size > 0 and all(p.size == E.size for p, E in zip(positive, curves.values())) \
         and float(values.max()) > LOG_SPAN * float(values.min())
-    fig = new_figure(size, dpi=110, layout="constrained")
-    ax = fig.add_subplot(1, 1, 1)
+    if ax is None:
+        fig = new_figure(size, dpi=110, layout="constrained")
+        ax = fig.add_subplot(1, 1, 1)
+    else:
+        fig = ax.figure
     for label, E in curves.items():
         style = dict(lw=1.5)
         style.update((styles or {}).get(label, {}))
@@ -117,20 +125,23 @@ def consensus_title(provenance: Mapping[str, Any], options: Mapping[str, Any]) -
             f"{options.get('passes')} passes, {'FFN' if options.get('ffn', True) else 'no FFN'}, {options.get('weights_mode')}")
 
 
-def consensus_curves_figure(E: Mapping[str, Any], n_blocks: int, title: str) -> Any:
+def consensus_curves_figure(E: Mapping[str, Any], n_blocks: int, title: str, ax: Any = None) -> Any:
     """The consensus measurement across depth: ``E[name]`` ``(prompts, layers)`` for each of
-    :data:`CONSENSUS_METRICS`, layer index on a log axis, :data:`CONSENSUS_STYLES`."""
+    :data:`CONSENSUS_METRICS` clipped to their ranges (:data:`numerics.spread.METRIC_RANGES`), layer index on a log axis,
+    :data:`CONSENSUS_STYLES`; ``ax``: an existing Axes."""
     missing = [name for name in CONSENSUS_METRICS if name not in E]
     if missing:
         raise InvalidInput("E", f"per-prompt values of {', '.join(CONSENSUS_METRICS)}", sorted(E),
                            hint=f"missing {', '.join(missing)}")
     return depth_curves_figure({name: E[name] for name in CONSENSUS_METRICS}, title=title, block_size=n_blocks,
-                               metric="E", log_x=True, styles=CONSENSUS_STYLES)
+                               metric="E", log_x=True, styles=CONSENSUS_STYLES, ranges=METRIC_RANGES, ax=ax)
 
 
 def heatmaps_figure(panels: Sequence[tuple[str, Any, str]], *, title: str, xlabel: str = "head",
-                    ylabel: str = "layer") -> Any:
-    """One heatmap per ``(panel title, (rows, columns) array, colour-bar label)`` (module docstring)."""
+                    ylabel: str = "layer", references: Sequence[float | None] | None = None, ax: Any = None) -> Any:
+    """One heatmap per ``(panel title, (rows, columns) array, colour-bar label)`` (module docstring);
+    ``references``: per panel a value the colour scale must include (marked on its bar: the value
+    the label names, such as 0 for "0 when U = I"); ``ax``: one existing Axes per panel."""
     if not panels:
         raise InvalidInput("panels", "at least one (title, array, colour-bar label) panel", [])
     from matplotlib.ticker import ScalarFormatter
@@ -139,21 +150,34 @@ def heatmaps_figure(panels: Sequence[tuple[str, Any, str]], *, title: str, xlabe
     for (name, _, _), a in zip(panels, arrays):
         if a.ndim != 2 or a.size == 0:
             raise InvalidInput(f"panels[{name!r}]", "a non-empty (layers, heads) array", a.shape)
+    axes = list(ax) if ax is not None and not hasattr(ax, "plot") else ([ax] if ax is not None else None)
+    if axes is not None and (len(axes) != len(panels) or not all(callable(getattr(a, "imshow", None)) for a in axes)):
+        raise InvalidInput("ax", f"{len(panels)} matplotlib Axes, one per panel (or None for a new Figure)",
+                           f"{len(axes)} object(s)" if len(axes) != len(panels) else type(axes[0]).__name__)
     L, H = arrays[0].shape
-    fig = new_figure((4.8 * len(panels), 1.9 + 0.22 * max(L, 6)), dpi=110, layout="constrained")
+    fig = new_figure((4.8 * len(panels), 1.9 + 0.22 * max(L, 6)), dpi=110, layout="constrained") if axes is None \
+        else axes[0].figure
     for i, ((name, _, bar_label), a) in enumerate(zip(panels, arrays)):
-        ax = fig.add_subplot(1, len(panels), i + 1)
-        image = ax.imshow(a, aspect="auto", origin="upper", cmap="viridis", interpolation="nearest")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_title(name, fontsize=9)
+        ref = None if references is None else references[i]
+        lo, hi = float(np.nanmin(a)), float(np.nanmax(a))
+        if ref is not None:
+            lo, hi = min(lo, ref), max(hi, ref)
+        axis = fig.add_subplot(1, len(panels), i + 1) if axes is None else axes[i]
+        image = axis.imshow(a, aspect="auto", origin="upper", cmap="viridis", interpolation="nearest",
+                            vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+        axis.set_xlabel(xlabel)
+        axis.set_ylabel(ylabel)
+        axis.set_title(name, fontsize=9)
         formatter = ScalarFormatter(useOffset=False)
         formatter.set_powerlimits((-3, 4))
-        bar = fig.colorbar(image, ax=ax, format=formatter)
+        bar = fig.colorbar(image, ax=axis, format=formatter)
         bar.set_label(bar_label, fontsize=8)
         bar.ax.tick_params(labelsize=7)
-        ax.set_xticks(range(0, a.shape[1], max(1, a.shape[1] // 12)))
-        ax.set_yticks(range(0, a.shape[0], max(1, a.shape[0] // 12)))
+        if ref is not None:
+            bar.ax.axhline(ref, color="white", lw=1.2)
+            bar.set_ticks(sorted({ref, *[t for t in bar.get_ticks() if lo <= t <= hi]}))
+        axis.set_xticks(range(0, a.shape[1], max(1, a.shape[1] // 12)))
+        axis.set_yticks(range(0, a.shape[0], max(1, a.shape[0] // 12)))
     fig.suptitle(literal(title), fontsize=10)
     return fig
 
@@ -164,8 +188,10 @@ AUDIT_PANELS = (("U_skew_share", "antisymmetric share of U: ||U - U^T||_F / (2 |
 """The audit's three heatmaps: ``(field of the heads table, panel title, colour-bar label)``."""
 
 
-def audit_heatmaps_figure(heads: Mapping[str, Any], d_model: int, model: str) -> Any:
-    """The audit heatmaps from its ``heads`` tables (``(L, H)`` arrays, the payload's ``heads``)."""
+def audit_heatmaps_figure(heads: Mapping[str, Any], d_model: int, model: str, ax: Any = None,
+                          title: str | None = None) -> Any:
+    """The audit heatmaps from its ``heads`` tables (``(L, H)`` arrays); each colour bar includes 0,
+    the reference value its label names; ``ax``: three existing Axes."""
     missing = [name for name, _, _ in AUDIT_PANELS if name not in heads]
     if missing:
         raise InvalidInput("heads", f"the audit tables {', '.join(n for n, _, _ in AUDIT_PANELS)}",
@@ -174,10 +200,11 @@ def audit_heatmaps_figure(heads: Mapping[str, Any], d_model: int, model: str) ->
     for name, panel_title, bar_label in AUDIT_PANELS:
         a = np.asarray(heads[name], dtype=float)
         if name == "p":
-            bar_label = f"||P||_2 (x D = {d_model} on the unit sphere: max {float(a.max()) * d_model:.4g})"
+            bar_label = f"||P||_2, 0 when P = 0 (x D = {d_model} on the unit sphere: max {float(a.max()) * d_model:.4g})"
         panels.append((panel_title, a, bar_label))
     L, H = panels[0][1].shape
-    return heatmaps_figure(panels, title=f"audit of {model}: {L} layers x {H} heads (D = {d_model})")
+    return heatmaps_figure(panels, title=title or f"audit of {model}: {L} layers x {H} heads (D = {d_model})",
+                           references=[0.0] * len(panels), ax=ax)
 
 
 __all__ = ["AUDIT_PANELS", "CONSENSUS_METRICS", "CONSENSUS_STYLES", "audit_heatmaps_figure", "coinciding",

@@ -60,7 +60,7 @@ def test_instance_as_path_dict_or_system_gives_the_same_report():
     path = EXAMPLES / "hemisphere_full.json"
     reports = [verify.theorem("4.2", instance=form, simulate=False)
                for form in (str(path), path, json.loads(path.read_text()), load_system(path))]
-    assert {r.verdict for r in reports} == {"fails"} and {r.exit_code for r in reports} == {3}
+    assert {r.verdict for r in reports} == {"not_applicable"} and {r.exit_code for r in reports} == {6}
     assert len({json.dumps(r.payload["hypotheses"]) for r in reports}) == 1
     failing = [h["name"] for h in reports[0].payload["hypotheses"] if h["verdict"] == "fails"]
     assert failing == ["mask_causal"] and reports[0].payload["steps"] == []
@@ -121,7 +121,7 @@ def test_assumptions_hold_on_the_full_attention_example():
 
 def test_assumptions_fail_with_their_witness():
     r = verify.assumptions("4.2", instance=str(EXAMPLES / "hemisphere_full.json"))
-    assert r.verdict == "fails" and r.exit_code == 3
+    assert r.verdict == "not_applicable" and r.exit_code == 6  # a hypothesis fails: 4.2 does not apply
     entry = next(h for h in r.payload["hypotheses"] if h["verdict"] == "fails")
     assert entry["name"] == "mask_causal" and entry["witness"]["mask"] == "full"
     assert [v.name for v in r.record.failing] == ["mask_causal"]
@@ -226,7 +226,7 @@ def test_depth_certifies_time_and_layers(depth42):
     assert layers.verdict == "holds" and isinstance(layers.payload["bound"], int)
     assert layers.payload["tau"] == "1" and layers.payload["tau_default"] is True
     off = verify.depth("4.2", instance=EXAMPLES / "hemisphere_full.json", simulate=False)
-    assert off.verdict == "fails" and off.exit_code == 3 and off.payload["bound"] is None
+    assert off.verdict == "not_applicable" and off.exit_code == 6 and off.payload["bound"] is None
     for kwargs, field in [({"theorem_id": "4.4-sym"}, "theorem_id"), ({"theorem_id": "4.2", "tau": "1/2"}, "tau"),
                           ({"theorem_id": "4.2", "eps": "2"}, "eps"), ({"theorem_id": "4.2", "entry_budget": -1},
                                                                       "entry_budget")]:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EX = str(ROOT / "examples")
 QUARTIC = "2*x^4 + 2*x^3*y - x^2*y^2 + 5*y^4"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "depth", "error")
-EXIT = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5}
+EXIT = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5, "not_applicable": 6}
 
 
 def _instance(**over):
@@ -45,12 +45,12 @@ def files(tmp_path_factory):
 CASES = {  # name: (argv with {d} for the files directory, expected verdict or status)
     "list": (["list"], "ok"),
     "assumptions_holds": (["assumptions", "3.2", "--instance", f"{EX}/hemisphere_full.json"], "holds"),
-    "assumptions_fails": (["assumptions", "4.2", "--instance", f"{EX}/hemisphere_full.json"], "fails"),
+    "assumptions_fails": (["assumptions", "4.2", "--instance", f"{EX}/hemisphere_full.json"], "not_applicable"),
     "assumptions_unknown": (["assumptions", "4.2", "--instance", "{d}/unbounded.json"], "unknown"),
     "assumptions_claim_proof": (["assumptions", "D1"], "holds"),
     "theorem_holds": (["theorem", "4.2", "--no-simulate", "--certified-rate"], "holds"),
     "theorem_holds_with_evidence": (["theorem", "4.4-sym", "--t-end", "2"], "holds"),
-    "theorem_fails": (["theorem", "4.2", "--no-simulate", "--instance", f"{EX}/hemisphere_full.json"], "fails"),
+    "theorem_fails": (["theorem", "4.2", "--no-simulate", "--instance", f"{EX}/hemisphere_full.json"], "not_applicable"),
     "theorem_refuted": (["theorem", "4.4-same-sign", "--no-simulate"], "fails"),
     "theorem_unknown": (["theorem", "4.2", "--no-simulate", "--instance", "{d}/hot.json"], "unknown"),
     "sos_holds": (["sos", QUARTIC, "--vars", "x,y"], "holds"),
@@ -63,7 +63,7 @@ CASES = {  # name: (argv with {d} for the files directory, expected verdict or s
     "recheck_invalid": (["recheck", "{d}/tampered.json"], "certificate_invalid"),
     "depth_holds": (["depth", "4.2", "--no-simulate"], "holds"),
     "depth_layers_holds": (["depth", "4.2", "--model", "layers", "--no-simulate"], "holds"),
-    "depth_fails": (["depth", "4.2", "--no-simulate", "--instance", f"{EX}/hemisphere_full.json"], "fails"),
+    "depth_fails": (["depth", "4.2", "--no-simulate", "--instance", f"{EX}/hemisphere_full.json"], "not_applicable"),
     "depth_unknown": (["depth", "4.2", "--no-simulate", "--instance", f"{EX}/causal_two_heads.json"], "unknown"),
     "error_unknown_id": (["theorem", "9.9"], "error"),
     "error_bad_option": (["sos", "x^2", "--products", "1"], "error"),

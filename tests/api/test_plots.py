@@ -121,11 +121,16 @@ def test_sim_grid_panels_draw_median_and_interquartile_band():
     assert grid_png(curves).startswith(PNG)
 
 
+def _consensus_record(E: dict[str, np.ndarray], n_blocks: int):
+    from llm_checks.consensus import ConsensusOptions, ConsensusResult
+
+    n = E["E_first"].shape[0]
+    return ConsensusResult(ConsensusOptions(prompts=n, tokens=8, passes=2, ffn=False, weights_mode="random"),
+                           {"model": "toy"}, n_blocks, E, np.zeros((n, 8), dtype=np.int64))
+
+
 def _consensus_report(E: dict[str, np.ndarray], n_blocks: int) -> Report:
-    record = SimpleNamespace(E=E, n_blocks=n_blocks, provenance={"model": "toy"},
-                             options={"prompts": E["E_first"].shape[0], "tokens": 8, "passes": 2, "ffn": False,
-                                      "weights_mode": "random"})
-    return Report("consensus", {"status": "completed"}, "", record=record)
+    return Report("consensus", {"status": "completed"}, "", record=_consensus_record(E, n_blocks))
 
 
 def test_consensus_record_keeps_E_first_visible_when_equal_to_E_first_abs():
@@ -148,9 +153,7 @@ def test_consensus_record_keeps_E_first_visible_when_equal_to_E_first_abs():
 
 def test_consensus_record_and_refusals():
     E = {"E_first": np.full((3, 4), 0.5), "E_first_abs": np.full((3, 4), 0.4), "E_pair": np.full((3, 4), 0.3)}
-    record = SimpleNamespace(E=E, n_blocks=2, options={"prompts": 3, "tokens": 8, "passes": 2, "weights_mode": "random"},
-                             provenance={"model": "toy"})
-    fig = Report("consensus", {"status": "completed"}, "", record=record).plot(title="mine")
+    fig = _consensus_report(E, 2).plot(title="mine")
     assert fig.axes[0].get_title() == "mine" and fig.axes[0].get_yscale() == "linear"  # a span below 10x: linear axis
     np.testing.assert_array_equal(_lines(fig.axes[0])["E_pair: median of 3"], np.full(4, 0.3))
     with pytest.raises(InvalidInput, match="options of a consensus figure"):
@@ -160,14 +163,22 @@ def test_consensus_record_and_refusals():
 def test_audit_record_heatmaps_show_the_tables():
     rng = np.random.default_rng(1)
     heads = {name: rng.random((3, 4)) for name in ("U_skew_share", "U_dist_identity", "p")}
-    record = SimpleNamespace(measurements=SimpleNamespace(heads=heads), layout={"d_model": 16}, provenance={"model": "toy"})
-    payload = {"verdict": "fails"}
+    from llm_checks.audit import AuditReport
+    from llm_checks.measure import Measurements
+
+    record = AuditReport({"model": "toy"}, {"d_model": 16}, Measurements(heads, {}, 0.0), (), (), {})
+    payload = {"verdict": "holds"}
     fig = Report("audit", payload, "", record=record).plot()
     images = [ax.get_images()[0] for ax in fig.axes if ax.get_images()]
     assert len(images) == 3
     for image, name in zip(images, ("U_skew_share", "U_dist_identity", "p")):
         np.testing.assert_array_equal(np.asarray(image.get_array()), heads[name])
+        assert image.get_clim()[0] <= 0.0 <= image.get_clim()[1]  # the colour bar shows its reference value 0
     assert "3 layers x 4 heads" in fig.get_suptitle()
+    panels = Figure().subplots(1, 3)
+    assert Report("audit", payload, "", record=record).plot(ax=panels) is panels[0].figure  # ax=: one Axes per panel
+    with pytest.raises(InvalidInput, match="3 matplotlib Axes"):
+        Report("audit", payload, "", record=record).plot(ax=panels[0])
     with pytest.raises(InvalidInput, match="record"):
         Report("audit", payload, "").plot()
 
@@ -237,8 +248,10 @@ def test_png_wrappers_still_return_deterministic_png_bytes(causal_batch):
     result = ConsensusResult(ConsensusOptions(prompts=2, tokens=4, passes=2), {"model": "toy"}, 2, E, np.zeros((2, 4), int))
     assert consensus_png(result).startswith(PNG)
     heads = {k: np.eye(2) for k in ("U_skew_share", "U_dist_identity", "p")}
-    report = SimpleNamespace(measurements=SimpleNamespace(heads=heads), layout={"d_model": 8}, provenance={"model": "toy"})
-    assert audit_png(report).startswith(PNG)
+    from llm_checks.audit import AuditReport
+    from llm_checks.measure import Measurements
+
+    assert audit_png(AuditReport({"model": "toy"}, {"d_model": 8}, Measurements(heads, {}, 0.0), (), (), {})).startswith(PNG)
     with pytest.raises(InvalidInput, match="mask"):
         plot_trajectory(causal_batch, mask="sideways")
 

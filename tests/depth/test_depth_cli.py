@@ -60,15 +60,15 @@ def test_no_entry_is_unknown_never_a_bound(capsys):
 
 def test_late_entry_example_is_outside_every_hemisphere_for_the_ode(capsys):
     code, j, _ = run_json(capsys, "depth", "3.2", "--instance", "examples/late_entry.json", "--no-window")
-    assert code == 3 and j["bound"] is None  # the closed form alone: the hypothesis fails at t = 0
+    assert code == 6 and j["bound"] is None  # the closed form alone: the hypothesis fails at t = 0
     code, j, _ = run_json(capsys, "depth", "3.2", "--instance", "examples/late_entry.json")
     assert code == 0 and j["bound"] is None and "late entry" in j["explanation"]  # the enclosure enters a hemisphere
     assert Fraction(j["window"]["T_low"]) < Fraction(j["window"]["T_high"])
 
 
-def test_hypothesis_failure_exits_3(capsys):
+def test_hypothesis_failure_exits_6_does_not_apply(capsys):
     code, j, _ = run_json(capsys, "depth", "3.2", "--instance", "examples/causal_two_heads.json")
-    assert code == 3 and j["bound"] is None
+    assert code == 6 and j["verdict"] == "not_applicable" and j["bound"] is None
     assert any(h["name"] == "mask_full" and h["verdict"] == "fails" for h in j["hypotheses"])
 
 

@@ -46,7 +46,7 @@ PARRILO = "2*x^4 + 2*x^3*y - x^2*y^2 + 5*y^4"
 ERROR_SCHEMA = json.loads(schema_path("error").read_text())
 
 
-EXIT_OF = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5}
+EXIT_OF = {"holds": 0, "fails": 3, "unknown": 4, "certificate_invalid": 5, "not_applicable": 6}
 
 
 def xfail(reason: str):

@@ -93,7 +93,7 @@ def test_cli_format_before_the_command_runs_or_names_format(capfd):
 
 CLI_RUNS = {  # name -> (argv, expected exit code)
     "list": (["list"], 0),
-    "assumptions fails": (["assumptions", "3.2", "--instance", CAUSAL], 3),
+    "assumptions fails": (["assumptions", "3.2", "--instance", CAUSAL], 6),
     "assumptions LN1": (["assumptions", "LN1"], 0),
     "theorem counterexample": (["theorem", "4.4-sym-later", "--instance", str(EX / "counterexample_4_4_sym.json"),
                                 "--no-simulate"], 3),
@@ -112,7 +112,7 @@ CLI_RUNS = {  # name -> (argv, expected exit code)
     "recheck": (["recheck", "{cert}"], 0),
     "recheck invalid": (["recheck", "{badcert}"], 5),
     "depth layers": (["depth", "3.2", "--model", "layers", "--tau", "1/2", "--no-simulate"], 0),
-    "depth fails": (["depth", "4.2", "--instance", HF, "--no-simulate"], 3),
+    "depth fails": (["depth", "4.2", "--instance", HF, "--no-simulate"], 6),
     "depth save": (["depth", "4.2", "--no-simulate", "--save", "{out}/d"], 0),
     "simulate digits": (["simulate", "--t-end", "0.5", "--points", "3", "--digits", "8"], 0),
     "simulate samples": (["simulate", "--t-end", "1", "--points", "3", "--samples", "2", "--tokens", "3"], 0),

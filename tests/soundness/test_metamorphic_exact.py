@@ -112,7 +112,7 @@ def test_issue_example_1_mixed_U_is_not_identity(tmp_path):
     path.write_text(json.dumps(data))
     r = subprocess.run([sys.executable, "-m", "verify.cli.main", "theorem", "4.2", "--instance", str(path),
                         "--no-simulate"], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 3, (r.returncode, r.stdout[-800:], r.stderr[-800:])  # 3: a hypothesis fails
+    assert r.returncode == 6, (r.returncode, r.stdout[-800:], r.stderr[-800:])  # 6: a hypothesis fails, 4.2 does not apply
 
 
 @pytest.mark.parametrize("second", [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]], ids=["x2=e1", "x2=-e1"])

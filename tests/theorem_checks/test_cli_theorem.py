@@ -64,13 +64,13 @@ VIOLATIONS = [
 
 
 @pytest.mark.parametrize("theorem_id,overrides,failing", VIOLATIONS, ids=[f"{v[0]}-{v[2]}" for v in VIOLATIONS])
-def test_violated_hypothesis_exits_3_and_nothing_claims_the_conclusion(tmp_path, capsys, theorem_id, overrides, failing):
+def test_violated_hypothesis_exits_6_and_nothing_claims_the_conclusion(tmp_path, capsys, theorem_id, overrides, failing):
     code, payload = run_json(capsys, ["theorem", theorem_id, "--instance", _write(tmp_path, **overrides), "--no-simulate"])
     verdicts = {h["name"]: h["verdict"] for h in payload["hypotheses"]}
     assert verdicts[failing] in ("fails", "unknown")
-    assert code in (3, 4) and payload["verdict"] in ("fails", "unknown")
-    if verdicts[failing] == "fails":
-        assert code == 3
+    assert code in (6, 4) and payload["verdict"] in ("not_applicable", "unknown")
+    if verdicts[failing] == "fails":  # the result does not apply: not a refutation (exit 3 is kept for those)
+        assert code == 6 and payload["verdict"] == "not_applicable"
     # no certificate, no step claims the conclusion; 3.2 may show its attempt at a later entry (not proved)
     assert [s["id"] for s in payload["steps"]] in ([], ["late_entry"])
     assert all(s["verdict"]["verdict"] != "holds" for s in payload["steps"])
@@ -78,10 +78,10 @@ def test_violated_hypothesis_exits_3_and_nothing_claims_the_conclusion(tmp_path,
 
 
 def test_simple_top_eigenvalue_violation_is_a_failure(tmp_path, capsys):
-    """A repeated top eigenvalue is a refutation of Assumption 4.4, not an unknown."""
+    """A repeated top eigenvalue is a refutation of Assumption 4.4 (4.4 does not apply), not an unknown."""
     code, payload = run_json(capsys, ["theorem", "4.4-sym", "--no-simulate", "--instance",
                                       _write(tmp_path, heads=[{"P": A, "U": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}])])
-    assert code == 3
+    assert code == 6
 
 
 def test_text_report_names_each_kind_of_step(capsys):
@@ -201,5 +201,5 @@ def test_unequal_layer_norm_scales_refute_the_sphere_model(tmp_path, capsys):
     """Theorems are about tokens on a sphere: unequal LN scales (an ellipsoid, docs/model.md §1) fail."""
     path = _write(tmp_path, mask="full", tokens=[[1, 0, 0], [0, 1, 0]], layer_norm={"scale": [1, 5, 1]})
     code, payload = run_json(capsys, ["theorem", "3.2", "--no-simulate", "--instance", path])
-    assert code == 3
+    assert code == 6
     assert {h["name"]: h["verdict"] for h in payload["hypotheses"]}["equal_ln_scales"] == "fails"

@@ -40,7 +40,7 @@ def test_example_satisfies_every_hypothesis_and_is_certified(capsys):
     ([[-1, "1/2", 0], ["1/2", -1, 0], [0, 0, -3]], TOKENS, "lambda_1_positive"),  # lambda_1 = -1/2
     ([[0, 0, 0], [0, -1, 0], [0, 0, -2]], [[1, 0, 0], ["3/5", "4/5", 0]], "lambda_1_positive"),  # lambda_1 = 0
 ])
-def test_violations_exit_3(tmp_path, capsys, U_, tokens, failing):
+def test_violations_exit_6_not_applicable(tmp_path, capsys, U_, tokens, failing):
     if failing is None:
         path = tmp_path / "bad.json"
         path.write_text(json.dumps({"d": 3, "beta": 1, "mask": "causal", "heads": [{"P": P, "U": U_}], "tokens": tokens}))
@@ -48,7 +48,7 @@ def test_violations_exit_3(tmp_path, capsys, U_, tokens, failing):
         return
     code, payload = _run(tmp_path, capsys, U_, tokens)
     verdicts = {h["name"]: h["verdict"] for h in payload["hypotheses"]}
-    assert code == 3 and verdicts[failing] == "fails" and payload["steps"] == []
+    assert code == 6 and verdicts[failing] == "fails" and payload["verdict"] == "not_applicable" and payload["steps"] == []
 
 
 def test_predicates_decide_irrational_eigenvectors_exactly():

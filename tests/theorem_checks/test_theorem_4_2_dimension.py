@@ -20,13 +20,13 @@ def _field_1d(x: list[Fraction]) -> list[Fraction]:
 
 def test_d1_fails_with_the_s0_equilibrium(capsys):
     report = verify.theorem("4.2", instance=D1, simulate=False)
-    assert report.verdict == "fails" and report.exit_code == 3
+    assert report.verdict == "not_applicable" and report.exit_code == 6
     dim = next(h for h in report.to_json()["hypotheses"] if h["name"] == "dim_at_least_2")
     assert dim["verdict"] == "fails"
     witness = [[Fraction(c) for c in row] for row in dim["witness"]["equilibrium"]]
     assert witness == [[1], [-1]]
     assert _field_1d([row[0] for row in witness]) == [0, 0]  # an equilibrium: x_2 = -x_1 never moves
-    assert main(["theorem", "4.2", "--instance", _write(D1), "--no-simulate"]) == 3
+    assert main(["theorem", "4.2", "--instance", _write(D1), "--no-simulate"]) == 6
 
 
 def test_d2_is_not_affected():

@@ -45,7 +45,7 @@ def test_default_instance_holds(capsys):
 def test_sin_t_squared_is_not_uniformly_continuous(tmp_path, capsys):
     P = [[f"sin(t^2)*({a})" for a in row] for row in A]
     code, payload = run_json(capsys, ["assumptions", "3.2", "--instance", instance(tmp_path, P)])
-    assert code == 3 and payload["verdict"] == "fails"
+    assert code == 6 and payload["verdict"] == "not_applicable"
     uc = by_name(payload)["P_uniformly_continuous"]
     assert uc["verdict"] == "fails" and uc["witness"]
     assert by_name(payload)["P_bounded"]["verdict"] == "holds"
@@ -54,7 +54,7 @@ def test_sin_t_squared_is_not_uniformly_continuous(tmp_path, capsys):
 def test_t_times_A_is_unbounded(tmp_path, capsys):
     P = [[f"t*({a})" for a in row] for row in A]
     code, payload = run_json(capsys, ["assumptions", "3.2", "--instance", instance(tmp_path, P)])
-    assert code == 3
+    assert code == 6
     assert by_name(payload)["P_bounded"]["verdict"] == "fails"
 
 
@@ -76,7 +76,7 @@ def test_sin_t_A_plus_B_holds_with_a_proven_bound(tmp_path, capsys):
 def test_antipodal_tokens_fail_the_hemisphere_with_a_farkas_witness(tmp_path, capsys):
     tokens = [["2/3", "2/3", "1/3"], ["-2/3", "-2/3", "-1/3"], [0, 1, 0]]
     code, payload = run_json(capsys, ["assumptions", "3.2", "--instance", instance(tmp_path, A, tokens)])
-    assert code == 3
+    assert code == 6
     hemi = by_name(payload)["open_hemisphere"]
     assert hemi["verdict"] == "fails"
     weights = hemi["witness"]["lambda"]  # token index -> exact weight (tokens outside the support: 0)

@@ -263,6 +263,6 @@ def test_cli_theorem_casus_irreducibilis_is_certified(tmp_path, capsys):
 
 def test_cli_assumptions_double_top_with_radicals_is_refuted(tmp_path, capsys):
     code, payload = _run(capsys, ["assumptions", "4.4-sym", "--instance", _instance(tmp_path, _conj(Q3, (2, 2, 1)))])
-    assert code == 3 and payload["verdict"] == "fails"
+    assert code == 6 and payload["verdict"] == "not_applicable"
     top = {h["name"]: h for h in payload["hypotheses"]}["U_simple_top_eigenvalue"]
     assert top["verdict"] == "fails" and top["witness"]["multiplicity"] == 2

@@ -11,7 +11,7 @@ from typing import Any, Callable, Literal, TypeVar
 from ..errors import InvalidInput
 from ..predicates.base import Predicate
 from ..system import AttentionSystem
-from ..verdict import Status, Verdict, combine
+from ..verdict import Status, Verdict, applicability, combine
 
 Kind = Literal["theorem", "lemma", "claim", "proposition"]
 EvidenceVariant = Literal["cos", "abs"]
@@ -103,7 +103,7 @@ class HypothesisReport:
     def to_json(self) -> dict[str, Any]:
         s = self.system
         out: dict[str, Any] = {
-            "verdict": self.status.value,
+            "verdict": applicability(self.status),
             "theorem": self.theorem.describe(),
             "instance": {"name": s.name, "d": s.d, "N": s.N, "H": s.H, "mask": s.mask, "beta": str(s.beta)},
             "hypotheses": [v.to_json() for v in self.verdicts],

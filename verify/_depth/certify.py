@@ -30,7 +30,7 @@ import numpy as np
 from theorems.errors import InvalidInput
 from theorems.provenance import Provenance
 from theorems.system import AttentionSystem
-from theorems.verdict import Status, Verdict, combine, holds
+from theorems.verdict import Status, Verdict, applicability, combine, holds
 
 from .bounds import token2_report
 from .certificate import DepthCertificate, derive, exp_lower
@@ -73,7 +73,7 @@ class DepthReport:
         if obs is not None and bound is not None and obs > 0:
             tight = float(Fraction(bound)) / obs
         cert = self.certificate
-        return {"verdict": self.status.value, "bound": bound,
+        return {"verdict": applicability(self.status), "bound": bound,
                 "bound_kind": "layers L(eps)" if self.model == "layers" else "time T(eps)",
                 "rate": None if cert is None else cert.derived["rate"], "eps": str(self.eps), "model": self.model,
                 "tau": None if self.tau is None else str(self.tau), "observed": obs, "tightness": tight,

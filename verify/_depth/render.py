@@ -8,6 +8,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from theorems.verdict import applicability
+
 METRIC = {"3.2": "max_ij (1 - <x_i, x_j>)", "4.2": "max_i (1 - <x_1, x_i>)"}
 
 
@@ -50,5 +52,5 @@ def render_depth(report: Any, tau_default: bool = False) -> str:
         tight = float(Fraction(str(bound))) / obs if obs is not None and bound is not None and obs > 0 else None
         lines.append(f"simulated (evidence, not a proof; {ev['method']}): observed = {obs if obs is not None else 'not reached'}"
                      + (f", tightness = bound / observed = {tight:.4g}" if tight else ""))
-    lines.append(f"verdict: {report.status.value} - {report.explanation}")
+    lines.append(f"verdict: {applicability(report.status)} - {report.explanation}")
     return "\n".join(lines)

@@ -33,7 +33,7 @@ def render_theorem(report: Any, skipped: str | None = None, rate_line: str | Non
         if al:
             lines.append(f"  signs of <v, x_i(T)>: {al['signs']} ({'same sign' if al['same_sign'] else 'mixed signs'}; "
                          "4.4-sym claims alignment with span(v) only)")
-    lines.append(f"verdict: {report.status.value} - {report.explanation}")
+    lines.append(f"verdict: {report.verdict} - {report.explanation}")
     lines.append(f"wall time: {report.provenance['wall_time_s']} s")
     if rate_line:
         lines.append(rate_line)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from theorems.catalogue.base import HypothesisReport, Theorem
 from theorems.provenance import Provenance
-from theorems.verdict import Status, Verdict
+from theorems.verdict import Status, Verdict, applicability
 
 from .obligations import Obligation, failures
 
@@ -86,13 +86,18 @@ def compose(hypotheses: HypothesisReport, steps: list[ProofStep], late: tuple[st
     return compose_steps(steps)
 
 
+def refuting(steps: list[ProofStep]) -> list[ProofStep]:
+    """The counted certificate steps that refute the conclusion (a re-checked counterexample)."""
+    return [s for s in steps if s.kind in COUNTED and s.kind == "certificate" and s.certificate is not None
+            and s.verdict is not None and s.verdict.status is Status.FAILS]
+
+
 def compose_steps(steps: list[ProofStep]) -> tuple[Status, str]:
     """The verdict of the proof steps once the hypotheses they need hold."""
     counted = [s for s in steps if s.kind in COUNTED]
-    refuting = [s for s in counted if s.kind == "certificate" and s.certificate is not None
-                and s.verdict is not None and s.verdict.status is Status.FAILS]
-    if refuting:  # a re-checked counterexample certificate (verify/_theorem/proofs_counterexample.py)
-        return Status.FAILS, f"the conclusion is refuted (step {refuting[0].id}): {refuting[0].verdict.reason}"
+    refuted = refuting(steps)
+    if refuted:  # a re-checked counterexample certificate (verify/_theorem/proofs_counterexample.py)
+        return Status.FAILS, f"the conclusion is refuted (step {refuted[0].id}): {refuted[0].verdict.reason}"
     bad = [s.id for s in counted if s.verdict is None or s.verdict.status is not Status.HOLDS]
     if bad:
         return Status.UNKNOWN, f"step(s) {', '.join(bad)} did not produce an exactly re-checked proof"
@@ -128,6 +133,12 @@ class TheoremReport:
     provenance: dict[str, Any]
 
     @property
+    def verdict(self) -> str:
+        """The report's verdict: ``not_applicable`` when a hypothesis fails, ``fails`` only for a
+        re-checked counterexample to the conclusion (:func:`theorems.verdict.applicability`)."""
+        return applicability(self.status, refuted=bool(refuting(list(self.steps))))
+
+    @property
     def certificates(self) -> list[tuple[str, Any]]:
         return [(s.id, s.certificate) for s in self.steps if s.certificate is not None]
 
@@ -144,7 +155,7 @@ class TheoremReport:
     def to_json(self) -> dict[str, Any]:
         hyp = self.hypotheses.to_json()
         return {
-            "verdict": self.status.value,
+            "verdict": self.verdict,
             "explanation": self.explanation,
             "theorem": hyp["theorem"],
             "instance": hyp["instance"],

@@ -29,13 +29,18 @@ import os
 import string
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from fractions import Fraction
+from typing import Any, Callable, Literal, Mapping
 
 from theorems.errors import InvalidInput
 
 REQUIRED = inspect.Parameter.empty
 """The default of an option the caller must give (``simulate``'s ``t_end``)."""
 KINDS = ("bool", "int", "seed", "number", "rational", "choice", "text", "path", "callable", "any")
+ANNOTATIONS: Mapping[str, Any] = {
+    "bool": bool, "int": int, "seed": int, "number": float, "rational": str | int | float | Fraction, "choice": str,
+    "text": str, "path": str | os.PathLike[str], "callable": Callable[..., Any], "any": Any}
+"""What the API accepts for each kind (the generated signature's annotations; ``Option.annotation`` overrides)."""
 
 
 class OptionError(InvalidInput):
@@ -140,6 +145,8 @@ class Option:
     """What to try, added to a ``choice``'s error."""
     decimals: bool = True
     """A ``rational`` may be written as a decimal (``0.01``); ``False``: exact ``p/q`` only."""
+    annotation: Any = None
+    """The API's type for this option when its kind's (:data:`ANNOTATIONS`) is too wide (an ``any`` instance)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -152,6 +159,13 @@ class Option:
             return self.flag
         negated = self.kind == "bool" and self.default is True
         return ("--no-" if negated else "--") + self.name.replace("_", "-")
+
+    @property
+    def api_type(self) -> Any:
+        """The annotation of this option in the API's signature (``| None`` when ``None`` is its default)."""
+        base = self.annotation if self.annotation is not None else (
+            Literal[self.choices] if self.kind == "choice" and self.choices else ANNOTATIONS[self.kind])
+        return base | None if self.default is None and base is not Any else base
 
     def check(self, value: Any) -> Any:
         """``value`` checked by its kind (``None`` passes when the default is ``None``)."""
@@ -238,8 +252,11 @@ class Command:
 
     def signature(self) -> inspect.Signature:
         P = inspect.Parameter
+        from verify.report import Report  # every generated call returns one
+
         return inspect.Signature([P(o.name, P.POSITIONAL_OR_KEYWORD if o.positional else P.KEYWORD_ONLY,
-                                    default=o.default) for o in self.options if not o.cli_only])
+                                    default=o.default, annotation=o.api_type) for o in self.options if not o.cli_only],
+                                 return_annotation=Report)
 
     def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Every value checked by its option (in table order)."""
@@ -268,7 +285,7 @@ class Command:
             if o.metavar:
                 keywords["metavar"] = o.metavar
             if not o.spelling.startswith("-"):
-                target.add_argument(o.name, metavar=o.spelling, **keywords)
+                target.add_argument(o.name, metavar=o.spelling, **keywords, **o.cli)
                 continue
             if o.kind == "bool":
                 keywords["action"] = "store_false" if o.spelling.startswith("--no-") and o.default else "store_true"
@@ -321,6 +338,8 @@ def api(command: Command, implementation: Callable[..., Any], module: str) -> Ca
     call.__module__ = module
     call.__doc__ = command.docstring()
     call.__signature__ = signature  # type: ignore[attr-defined]
+    call.__annotations__ = {**{name: p.annotation for name, p in signature.parameters.items()},
+                            "return": signature.return_annotation}
     call.command = command  # type: ignore[attr-defined]
     return call
 

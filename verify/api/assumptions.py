@@ -12,7 +12,7 @@ THEOREM_ID = Option("theorem_id", "text", REQUIRED, flag="ID", positional=True,
                     expected="a result id as text, such as '4.2' (see 'verify list')",
                     help="result id, e.g. 3.2, 4.2, 4.4-sym (see 'verify list')")
 INSTANCE = Option("instance", positional=True, metavar="FILE",
-                  help="attention-system JSON file (default: the result's example)")
+                  help="attention-system JSON file, or example:NAME (verify examples); default: the result's example")
 """A result id and the instance it is checked on (``verify theorem`` takes them too)."""
 COMMAND = Command(
     "assumptions", "assumptions", "check the hypotheses of a result on an instance",
@@ -30,7 +30,7 @@ def _assumptions(theorem_id: str, instance: Any) -> Report:
     from theorems.render import render_hypotheses
 
     report = get(theorem_id).check(resolve_instance(instance))
-    return Report("assumptions", report.to_json(), render_hypotheses(report), exit_code=int(report.status.exit_code),
+    return Report("assumptions", report.to_json(), render_hypotheses(report),
                   record=report)
 
 

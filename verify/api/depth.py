@@ -16,6 +16,7 @@ from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
 from ._inputs import resolve_instance
+from .audit import png_target
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api
 
 MAX_ENTRY_BUDGET = 1000
@@ -29,7 +30,8 @@ COMMAND = Command(
     :class:`~verify._depth.certify.DepthReport`; the window is documented in docs/depth.md.""",
     (Option("theorem_id", "choice", REQUIRED, choices=("3.2", "4.2"), flag="ID", positional=True,
             expected="3.2 or 4.2", hint="verify depth certifies Theorem 3.2 and Theorem 4.2", help="3.2 (full attention) or 4.2 (causal attention)"),
-     Option("instance", metavar="FILE", help="attention-system JSON file (default: the built-in instance)"),
+     Option("instance", metavar="FILE",
+            help="attention-system JSON file, or example:NAME (verify examples); default: the built-in instance"),
      Option("eps", "rational", "1/100", low=0, high=1, help="target: metric <= eps, a rational in (0, 1) such as 1/100 "
             "or 0.01 (metric: max_ij (1 - <x_i, x_j>) for 3.2, max_i (1 - <x_1, x_i>) for 4.2; default 1/100)"),
      Option("model", "choice", "ode", choices=("ode", "layers"),
@@ -42,18 +44,24 @@ COMMAND = Command(
      Option("window", "bool", True, help="skip the validated enclosure: no [T_low, T_high] window and no late entry by "
                                          "enclosure (closed form only)"),
      Option("save", "path", metavar="DIR", help="write the report and the depth certificate (verify recheck)"),
+     Option("plot", "path", metavar="FILE", help="write a PNG of the simulated metric under the certified envelope "
+            "(report.plot(); needs the simulation)"),
      FORCE))
 
 
 def _depth(theorem_id: str, instance: Any, eps: Fraction, model: str, tau: Fraction | None, entry_budget: int,
-           simulate: bool, window: bool, save: str | None, force: bool) -> Report:
+           simulate: bool, window: bool, save: str | None, plot: str | None, force: bool) -> Report:
     from verify._depth import certify_depth
     from verify._depth.defaults import default_instance
+    from numerics.support.png import figure_png
 
     if tau is not None and model != "layers":
         raise OptionError("tau", "only with {model} layers", str(tau))
     safe = f"{theorem_id.replace('.', '_')}__depth_{model}"
     names = {"certificate": f"{safe}.json", "report": f"{safe}__report.json", "window": f"{safe}__window.json"}
+    if plot is not None and not simulate:
+        raise OptionError("plot", "the simulation the figure draws", "simulate off", conflict=True)
+    pngs = png_target(plot, force)
     if save is not None:
         check_dir("save", Path(save))
         check_targets([Target("save", Path(save) / n) for n in names.values()], force)
@@ -68,14 +76,16 @@ def _depth(theorem_id: str, instance: Any, eps: Fraction, model: str, tau: Fract
     from verify._depth.render import render_depth
 
     text = render_depth(report, tau_default=tau is None)
-    files: list[Path] = []
+    batch = [(t, figure_png(report.figure(), bbox_inches="tight")) for t in pngs]
     if save is not None:  # computed and rendered before anything is written
         payload = Report("depth", body, text).to_json()
         certs = {"window": report.window_certificate, "certificate": report.certificate}
-        batch = [(Target("save", Path(save) / names[k]), json.dumps(c.to_json(), indent=1)) for k, c in certs.items()
-                 if c is not None]
-        files = write_all(batch + [(Target("save", Path(save) / names["report"]), json.dumps(payload, indent=1))], force)
-    return Report("depth", body, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
+        batch += [(Target("save", Path(save) / names[k]), json.dumps(c.to_json(), indent=1)) for k, c in certs.items()
+                  if c is not None]
+        batch.append((Target("save", Path(save) / names["report"]), json.dumps(payload, indent=1)))
+    files = write_all(batch, force) if batch else []
+    text += "".join(f"\nwrote {t.path}" for t in pngs)
+    return Report("depth", body, text, files=tuple(files), record=report)
 
 
 depth = api(COMMAND, _depth, __name__)

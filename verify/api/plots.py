@@ -3,21 +3,19 @@
 :func:`figure_for` asks the record: a record that owns its figure has ``figure(ax=None, **options)``
 (:class:`verify.simulation.Simulation`, :class:`verify._depth.certify.DepthReport`,
 :class:`verify._theorem.report.TheoremReport`, which re-integrates its evidence: evidence, not
-proof).  The measurements of :mod:`llm_checks` are read by their attributes here (nothing here
-imports :mod:`llm_checks` or torch): ``consensus``, E across depth from the record's ``E`` arrays
-(:func:`numerics.support.plot_layers.consensus_curves_figure`); ``audit``, the layer x head
-heatmaps from ``measurements.heads`` (:func:`numerics.support.plot_layers.audit_heatmaps_figure`).
+proof; :class:`llm_checks.consensus.ConsensusResult`, E across depth with the statistic of its
+summary; :class:`llm_checks.audit.AuditReport`, the layer x head heatmaps).  Nothing here imports
+:mod:`llm_checks` or torch.
 
-``ax``, an existing matplotlib Axes, is drawn into (its Figure returned) where one panel holds the
-figure.  Kinds with nothing to draw (``list``, ``assumptions``, ``sos``, ``lyapunov``, ``recheck``,
+``ax``, an existing matplotlib Axes (for ``audit``: three Axes, one per heatmap), is drawn into and
+its Figure returned.  Kinds with nothing to draw (``list``, ``assumptions``, ``sos``, ``lyapunov``, ``recheck``,
 ``error``, and ``reproduce``, whose figures are its PNG files) and reports without their record raise
 :class:`theorems.errors.InvalidInput` naming what was expected.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, is_dataclass
-from typing import Any, Callable
+from typing import Any
 
 from theorems.errors import InvalidInput
 
@@ -49,7 +47,7 @@ def figure_for(report: Any, ax: Any = None, **options: Any) -> Any:
     unknown = sorted(set(options) - set(OPTIONS[report.kind]))
     if unknown:
         raise InvalidInput("plot options", f"options of a {report.kind} figure: {', '.join(OPTIONS[report.kind])}", unknown)
-    if ax is not None and not callable(getattr(ax, "plot", None)):
+    if ax is not None and not callable(getattr(ax, "plot", None)) and report.kind != "audit":  # audit: one Axes per panel
         raise InvalidInput("ax", "a matplotlib Axes, or None for a new Figure", type(ax).__name__)
     options = _checked_options(options)
     record, owner = report.record, _OWNERS[report.kind]
@@ -59,10 +57,6 @@ def figure_for(report: Any, ax: Any = None, **options: Any) -> Any:
             raise InvalidInput("plot", f"a report whose payload is its record's JSON (the {owner} draws the figure)",
                                "a payload of another record", hint="plot the report the library call returned")
         return record.figure(ax=ax, **options)
-    if report.kind in _DRAW and _DRAW[report.kind][0](record):
-        if ax is not None:
-            raise InvalidInput("ax", f"None: the {report.kind} figure draws its own panels", type(ax).__name__)
-        return _DRAW[report.kind][1](record, options)
     raise InvalidInput("plot", f"the {report.kind} report of the library call (its record, a {owner}, draws the figure)",
                        "a report without its record", hint="figures are drawn from the typed record, not the payload")
 
@@ -78,30 +72,7 @@ def _checked_options(options: dict[str, Any]) -> dict[str, Any]:
     return given
 
 
-def _consensus(record: Any, options: dict[str, Any]) -> Any:
-    from numerics.support.plot_layers import consensus_curves_figure, consensus_title
-
-    opts = asdict(record.options) if is_dataclass(record.options) else dict(record.options)
-    return consensus_curves_figure(record.E, int(record.n_blocks),
-                                   options.get("title") or consensus_title(dict(record.provenance), opts))
-
-
-def _audit(record: Any, options: dict[str, Any]) -> Any:
-    from numerics.plotting import literal
-    from numerics.support.plot_layers import audit_heatmaps_figure
-
-    fig = audit_heatmaps_figure(record.measurements.heads, int(record.layout["d_model"]), str(record.provenance.get("model")))
-    if options.get("title"):
-        fig.suptitle(literal(options["title"]), fontsize=10)
-    return fig
-
-
 _OWNERS = {"simulate": "Simulation", "depth": "DepthReport", "theorem": "TheoremReport", "consensus": "ConsensusResult",
            "audit": "AuditReport"}
 """The record each kind's figure comes from (a record of another kind is not drawn as this one)."""
-_DRAW: dict[str, tuple[Callable[[Any], bool], Callable[[Any, dict[str, Any]], Any]]] = {
-    "consensus": (lambda r: hasattr(r, "E") and hasattr(r, "n_blocks"), _consensus),
-    "audit": (lambda r: hasattr(getattr(r, "measurements", None), "heads"), _audit)}
-"""The :mod:`llm_checks` records, drawn by their attributes: ``(is it one, draw)``."""
-
 __all__ = ["NOTHING_TO_DRAW", "PLOTTABLE", "figure_for"]

@@ -61,7 +61,8 @@ COMMAND = Command(
     the ``simulate`` report; its ``record`` is the :class:`numerics.trajectory.Trajectory`.""",
     (Option("preset", positional=True, metavar="NAME", group="source",
             help="a preset '<P>-<U>-<mask>' (default constant-identity-full)"),
-     Option("instance", metavar="FILE", group="source", help="instance JSON file (see docs/format.md)"),
+     Option("instance", metavar="FILE", group="source",
+            help="instance JSON file, or example:NAME (verify examples; format: verify docs format)"),
      Option("t_end", "number", REQUIRED, low=0, high=MAX_T_END, metavar="T", help=f"final time (at most {MAX_T_END:g})",
             expected=f"a positive finite number at most {MAX_T_END:g}"),
      Option("digits", "int", low=MIN_DIGITS, high=MAX_DIGITS, metavar="D", help="arbitrary precision (Taylor method) "

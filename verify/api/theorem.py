@@ -16,8 +16,9 @@ from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
 from ._inputs import resolve_instance
-from ._table import FORCE, Command, Option, api
+from ._table import FORCE, Command, Option, OptionError, api
 from .assumptions import INSTANCE, THEOREM_ID
+from .audit import png_target
 
 COMMAND = Command(
     "theorem", "theorem", "prove a result of the paper on an instance with exact certificates",
@@ -34,15 +35,17 @@ COMMAND = Command(
      Option("t_end", "number", 20.0, low=0, high=MAX_T_END, expected=f"a positive finite number at most {MAX_T_END:g}",
             help=f"simulation horizon for the numerical evidence (default 20, at most {MAX_T_END:g})"),
      Option("certified_rate", "bool", False,
-            help="3.2 / 4.2: add the certified ODE time T(1/100) and rate of 'verify depth' (docs/depth.md)"),
+            help="3.2 / 4.2: add the certified ODE time T(1/100) and rate of 'verify depth' (verify docs depth)"),
+     Option("plot", "path", metavar="FILE", help="write a PNG of the numerical evidence re-integrated (report.plot(); "
+            "evidence, not proof)"),
      Option("export_coq", "path", metavar="DIR",
             help="write the proof as a Coq file DIR/theorem_<id>.v when it holds (check it: 'verify recheck --coq DIR'; "
-                 "docs/coq.md)"),
+                 "verify docs coq)"),
      FORCE))
 
 
 def _theorem(theorem_id: str, instance: Any, save: str | None, simulate: bool, t_end: float, certified_rate: bool,
-             export_coq: str | None, force: bool) -> Report:
+             plot: str | None, export_coq: str | None, force: bool) -> Report:
     from theorems.catalogue import get  # lazily (cold start: the catalogue imports SymPy)
     from verify._theorem.check import check_theorem
     from verify._theorem.render import render_theorem
@@ -50,6 +53,9 @@ def _theorem(theorem_id: str, instance: Any, save: str | None, simulate: bool, t
 
     th = get(theorem_id)
     safe = th.id.replace(".", "_")
+    if plot is not None and not simulate:
+        raise OptionError("plot", "the numerical evidence the figure draws", "simulate off", conflict=True)
+    pngs = png_target(plot, force)
     if save is not None:
         _planned(Path(save), safe, force)
     if export_coq is not None:
@@ -71,6 +77,13 @@ def _theorem(theorem_id: str, instance: Any, save: str | None, simulate: bool, t
         rate_line = text_line(body["certified_rate"])
     text = render_theorem(report, skipped, rate_line)
     files: list[Path] = []
+    if pngs and report.evidence is None:
+        raise OptionError("plot", "numerical evidence to draw", "none: " + (skipped or "the simulation was skipped"))
+    if pngs:
+        from numerics.support.png import figure_png
+
+        files += write_all([(pngs[0], figure_png(report.figure(), bbox_inches="tight"))], force)
+        text += f"\nwrote {pngs[0].path}"
     if export_coq is not None:  # the Coq file first: the saved report then records it
         body["coq_export"], line, written = _export_coq(report, body, Path(export_coq), force)
         text += "\n" + line
@@ -81,7 +94,7 @@ def _theorem(theorem_id: str, instance: Any, save: str | None, simulate: bool, t
                  for step_id, cert in report.certificates]
         batch.append((Target("save", Path(save) / f"{safe}__report.json"), json.dumps(payload, indent=1)))
         files = write_all(batch, force) + files
-    return Report("theorem", body, text, exit_code=int(report.status.exit_code), files=tuple(files), record=report)
+    return Report("theorem", body, text, files=tuple(files), record=report)
 
 
 def _export_coq(report: Any, body: dict, directory: Path, force: bool) -> tuple[dict | None, str, list[Path]]:

@@ -29,12 +29,13 @@ from .common import EXIT_CRASH, EXIT_USAGE, UsageError, emit
 API = {"list": "verify.api.listing", "assumptions": "verify.api.assumptions", "theorem": "verify.api.theorem",
        "sos": "verify.api.sos", "lyapunov": "verify.api.lyapunov", "recheck": "verify.api.recheck",
        "simulate": "verify.api.simulate", "audit": "verify.api.audit", "consensus": "verify.api.consensus",
-       "depth": "verify.api.depth", "reproduce": "verify.api.reproduce", "fate": "verify.api.fate"}
+       "depth": "verify.api.depth", "reproduce": "verify.api.reproduce", "fate": "verify.api.fate",
+       "examples": "verify.api.examples", "docs": "verify.api.docs"}
 """The commands generated from an option table: the module holding ``COMMAND`` and its function."""
 HOOKS = ("simulate", "audit", "consensus", "reproduce")
 """Commands with a ``verify.cli.cmd_<name>`` module whose ``run(args)`` replaces :func:`run`."""
 COMMANDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
-            "reproduce", "depth", "fate")
+            "reproduce", "depth", "fate", "examples", "docs")
 SAVED = {"theorem": lambda r: f"the report and {len(r.files) - 1} certificate(s)",
          "depth": lambda r: "the report" + (" and the depth certificate" if r.record.certificate is not None else ""),
          "fate": lambda r: "the report" + (" and the fate certificate" if r.record.certificate is not None else "")}
