@@ -113,15 +113,23 @@ def batch_statistics(values: np.ndarray, level: float = 0.95) -> dict[str, np.nd
     return {"mean": mean, "low": mean - half, "high": mean + half}
 
 
-def batch_summary(traj: Trajectory, variant: Variant = "cos", level: float = 0.95) -> dict[str, Any]:
-    """Mean and confidence band of ``E_first``, ``E_pair`` and ``V`` over a batch of instances."""
+def batch_summary(traj: Trajectory, variant: Variant = "cos") -> dict[str, Any]:
+    """``E_first``, ``E_pair`` and ``V`` over a batch of instances at every time: the one statistic of
+    :mod:`numerics.spread` (median, 10-90% band over the initial conditions, clipped to each metric's
+    range), the one the batch figure draws."""
+    from .spread import DESCRIPTION, METRIC_RANGES, spread
+
     X = traj.states
-    out: dict[str, Any] = {"instances": int(X.shape[1]), "level": level, "t": traj.times.tolist()}
+    N = X.shape[2]
+    ranges = {"E_first": METRIC_RANGES["E_first" if variant == "cos" else "E_first_abs"], "E_pair": METRIC_RANGES["E_pair"],
+              "V": (0.0, 2.0 * max(N - 1, 1))}
+    out: dict[str, Any] = {"instances": int(X.shape[1]), "band": DESCRIPTION.replace("prompts", "initial conditions"),
+                           "t": traj.times.tolist()}
     for name, fn in (("E_first", lambda s: E_first(s, variant)), ("E_pair", E_pair), ("V", V_first)):
-        stats = batch_statistics(fn(X), level)
-        out[name] = {k: v.tolist() for k, v in stats.items()}
-    finals = E_pair(X[-1])
-    out["final_E_pair"] = {"mean": float(np.mean(finals)), "max": float(np.max(finals)),
-                           "min": float(np.min(finals))}
+        s = spread(np.asarray(fn(X), dtype=float).T, ranges[name])
+        out[name] = {"median": s.median.tolist(), "low": s.low.tolist(), "high": s.high.tolist()}
+    finals = np.clip(E_pair(X[-1]), *ranges["E_pair"])
+    out["final_E_pair"] = {"median": out["E_pair"]["median"][-1], "band": [out["E_pair"]["low"][-1], out["E_pair"]["high"][-1]],
+                           "min": float(np.min(finals)), "max": float(np.max(finals))}
     return out
 

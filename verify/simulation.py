@@ -64,8 +64,8 @@ class Simulation:
             lines += self._final_lines(p)
         else:
             fe = p["batch"]["final_E_pair"]
-            lines.append(f"{p['batch']['instances']} initial conditions: final E_pair mean {fe['mean']:.3e} "
-                         f"(min {fe['min']:.3e}, max {fe['max']:.3e})")
+            lines.append(f"{p['batch']['instances']} initial conditions: final E_pair median {fe['median']:.3e}, "
+                         f"10-90% band [{fe['band'][0]:.3e}, {fe['band'][1]:.3e}] (min {fe['min']:.3e}, max {fe['max']:.3e})")
         return "\n".join(lines + ([f"plot written to {self.plot}"] if self.plot is not None else []))
 
     @staticmethod
@@ -97,4 +97,60 @@ class Simulation:
                                  title=self.system.name if title is None else title, mask=self.system.mask, ax=ax)
 
 
-__all__ = ["Simulation"]
+def integrate(system: Any, t_end: float, points: int, *, digits: int | None = None, samples: int | None = None,
+              seed: int = 0, rtol: float = 1e-10, atol: float = 1e-12, backend: str = "numpy", device: str | None = None,
+              workers: int | None = None, scheduler: str | None = None, progress: Any = None) -> Any:
+    """The :class:`numerics.trajectory.Trajectory` of one ``verify simulate`` run (options checked by the
+    caller): the Taylor method with ``digits``; else float64 DOP853 (numpy, or torch on ``device``) on
+    ``system`` or on ``samples`` random starts of it (``seed``), split over a Dask cluster with
+    ``workers`` / ``scheduler``."""
+    if digits is not None:
+        from numerics.taylor import TaylorMP
+
+        return TaylorMP(digits=digits).integrate(system, t_end, samples=points, progress=progress)
+    if workers is not None or scheduler is not None:
+        return _distributed(system, t_end, points, samples, seed, rtol, atol, workers, scheduler, progress)
+    from numerics.presets import with_random_tokens
+
+    batch = [system] if samples is None else with_random_tokens(system, samples, seed)
+    if backend == "torch":
+        from numerics.torch_dop853 import TorchDOP853
+
+        integrator = TorchDOP853(rtol=rtol, atol=atol, device=device or "cpu")
+    else:
+        from numerics.dop853 import DOP853
+
+        integrator = DOP853(rtol=rtol, atol=atol)
+    return integrator.integrate(batch, t_end, samples=points, progress=progress)
+
+
+def _distributed(system: Any, t_end: float, points: int, samples: int, seed: int, rtol: float, atol: float,
+                 workers: int | None, scheduler: str | None, progress: Any) -> Any:
+    """The ``samples`` batch split into parts on the executor of ``verify reproduce`` (identical
+    numbers to the serial run: each instance's steps do not depend on the others)."""
+    from numerics.batch_parts import join_parts, simulate_part
+    from theorems.system_json import system_to_dict
+    from verify.reproduce.executor import make_executor
+    from verify.reproduce.tasks import decode
+
+    executor = make_executor(workers, scheduler)
+    try:
+        workers = workers or int(executor.describe().get("workers") or 1)
+        n_parts = min(samples, 4 * workers)  # a few parts per worker balance uneven instances
+        bounds = [round(k * samples / n_parts) for k in range(n_parts + 1)]
+        data = system_to_dict(system)
+        jobs = [(f"simulate-{k}", simulate_part, (data, samples, seed, lo, hi, t_end, points, rtol, atol))
+                for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))]
+        parts: dict[int, dict] = {}
+        for index, (status, _seconds, text) in executor.run(jobs):
+            if status != "ok":
+                raise RuntimeError(f"a simulation part failed on the cluster: {text}")
+            parts[index] = decode(text)
+            if progress is not None:
+                progress(len(parts) / len(jobs))
+    finally:
+        executor.close()
+    return join_parts([parts[k] for k in range(len(jobs))], workers)
+
+
+__all__ = ["Simulation", "integrate"]

@@ -47,7 +47,7 @@ def test_a_result_that_does_not_hold_exports_nothing(tmp_path, capsys):
                                 "tokens": [["2/3", "2/3", "1/3"], ["-2/3", "-2/3", "-1/3"]]}))
     out = tmp_path / "coq"
     code, io = _run(capsys, ["theorem", "3.2", "--instance", str(inst), "--no-simulate", "--export-coq", str(out)])
-    assert code == 3 and "coq: nothing exported" in io.out
+    assert code == 6 and "coq: nothing exported" in io.out
     assert not any(out.glob("*.v"))
 
 

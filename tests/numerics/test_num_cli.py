@@ -25,15 +25,15 @@ def test_preset_writes_png_and_json(tmp_path, capsys):
     assert report["events"]["open_hemisphere"]["t"] is not None
 
 
-def test_many_initial_conditions_report_mean_and_band(tmp_path, capsys):
+def test_many_initial_conditions_report_median_and_band(tmp_path, capsys):
     png = tmp_path / "band.png"
     code = main(["simulate", "--preset", "periodic-identity-causal", "--t-end", "4", "--samples", "12",
                  "--seed", "3", "--points", "21", "--plot", str(png), "--format", "json"])
     assert code == 0 and png.read_bytes().startswith(PNG_MAGIC)
     batch = json.loads(capsys.readouterr().out)["batch"]
-    assert batch["instances"] == 12 and len(batch["E_pair"]["mean"]) == 21
-    for lo, m, hi in zip(batch["E_pair"]["low"], batch["E_pair"]["mean"], batch["E_pair"]["high"]):
-        assert lo <= m <= hi
+    assert batch["instances"] == 12 and len(batch["E_pair"]["median"]) == 21
+    for lo, m, hi in zip(batch["E_pair"]["low"], batch["E_pair"]["median"], batch["E_pair"]["high"]):
+        assert 0 <= lo <= m <= hi <= 1  # the one statistic, inside the metric's range
     assert batch["E_pair"]["low"][-1] < batch["E_pair"]["high"][-1]
 
 

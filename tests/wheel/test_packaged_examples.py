@@ -19,8 +19,8 @@ import pytest
 import verify
 from theorems.errors import InvalidInput, UnknownName
 from verify.api.docs import doc_topics
-from verify.api.examples import DIRECTORY as EXAMPLES_DATA
-from verify.api.examples import example_names
+from verify.instances import DIRECTORY as EXAMPLES_DATA
+from verify.instances import example_names
 from verify.cli.main import API, COMMANDS, build_parser, main
 from verify.report import schema_path
 
@@ -56,7 +56,7 @@ def test_packaged_docs_are_the_clone_s_docs_byte_for_byte() -> None:
 
 @pytest.mark.parametrize("name", example_names())
 def test_every_example_reads_as_an_instance_and_says_what_it_is(name) -> None:
-    from verify.api._inputs import resolve_instance
+    from verify.instances import resolve_instance
 
     system = resolve_instance(f"example:{name}")
     data = json.loads((EXAMPLES_DATA / f"{name}.json").read_text())

@@ -5,7 +5,7 @@ from typing import Any
 
 from verify.report import Report
 
-from ._inputs import resolve_instance
+from verify.instances import resolve_instance
 from ._table import REQUIRED, Command, Option, api
 
 THEOREM_ID = Option("theorem_id", "text", REQUIRED, flag="ID", positional=True,

@@ -15,7 +15,7 @@ from typing import Any
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from ._inputs import resolve_instance
+from verify.instances import resolve_instance
 from .audit import png_target
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api
 

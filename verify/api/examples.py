@@ -1,9 +1,7 @@
 """``verify examples [NAME] [--copy DIR]``: the example instances shipped inside the package.
 
-The instance files live in ``verify/data/examples/`` (package data, so a wheel carries them; the
-repository's ``examples/*.json`` are byte-identical copies, checked in ``tests/wheel``).  Every
-command that takes an instance accepts ``example:NAME`` for one of them (:func:`example_path`,
-used by :func:`verify.api._inputs.resolve_instance`).  Unknown names raise
+The instances and their resolution (``example:NAME`` for every command that takes an instance)
+are :mod:`verify.instances`'s.  Unknown names raise
 :class:`~theorems.errors.UnknownName` with the close matches (exit 2).
 """
 from __future__ import annotations
@@ -12,15 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from theorems.errors import InvalidInput, UnknownName
+from verify.instances import PREFIX, example_names, example_path
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
 from ._table import FORCE, Command, Option, api
 
-PREFIX = "example:"
-"""``--instance example:NAME`` names a packaged example instead of a file."""
-DIRECTORY = Path(__file__).resolve().parents[1] / "data" / "examples"
 SUMMARY_WIDTH = 72
 
 COMMAND = Command(
@@ -40,21 +35,6 @@ COMMAND = Command(
             cli={"nargs": "?"}),
      Option("copy", "path", metavar="DIR", help="write NAME.json (every example without NAME) into DIR"),
      FORCE))
-
-
-def example_names() -> tuple[str, ...]:
-    """The names of the packaged examples (file stems, sorted)."""
-    return tuple(sorted(p.stem for p in DIRECTORY.glob("*.json")))
-
-
-def example_path(name: str) -> Path:
-    """The packaged file of example ``name`` (``UnknownName`` with close matches when there is none)."""
-    if not isinstance(name, str):
-        raise InvalidInput("name", "an example name as text", name)
-    names = example_names()
-    if name not in names:
-        raise UnknownName("example", name, names)
-    return DIRECTORY / f"{name}.json"
 
 
 def _entry(name: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from ._inputs import resolve_instance
+from verify.instances import resolve_instance
 from ._table import FORCE, REQUIRED, Command, Option, api
 
 COMMAND = Command(
@@ -28,7 +28,8 @@ COMMAND = Command(
     time the enclosure is run to (a rational in (0, 10000)).  ``save``: a directory receiving the
     report and the fate certificate (checked before any work).  ``record`` is the
     :class:`~verify._fate.report.FateReport`.""",
-    (Option("instance", "any", REQUIRED, metavar="FILE", help="attention-system JSON file (constant P^h, U^h)"),
+    (Option("instance", "any", REQUIRED, metavar="FILE",
+            help="attention-system JSON file (constant P^h, U^h), or example:NAME (verify examples)"),
      Option("t_max", "rational", "100", low=Fraction(0), high=Fraction(10000), closed=False,
             help="run the enclosure at most to this time (a rational in (0, 10000), default 100)"),
      Option("save", "path", metavar="DIR", help="write the report and the fate certificate (verify recheck)"),

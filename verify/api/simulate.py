@@ -70,7 +70,7 @@ COMMAND = Command(
      _tolerance("rtol", 1e-10), _tolerance("atol", 1e-12),
      Option("points", "int", 151, low=2, high=MAX_POINTS, metavar="K", help="number of output times (default 151)"),
      Option("samples", "int", low=1, high=MAX_SAMPLES, metavar="K",
-            help="simulate K random initial conditions (mean, 95%% band)"),
+            help="simulate K random initial conditions (median and 10-90%% band over them)"),
      Option("seed", "seed", high=32, help="seed of the preset and of the random initial conditions (default 0)"),
      Option("tokens", "int", low=1, high=MAX_TOKENS, metavar="N", help="number of tokens of a preset (default 12)"),
      Option("dim", "int", low=2, high=MAX_PRESET_DIM, metavar="d", help="dimension of a preset (default 3)"),
@@ -176,7 +176,7 @@ def _check_backend(opts: SimulateOptions) -> None:
 def _system(opts: SimulateOptions):
     """``(system, source)``: the instance to integrate and where it came from."""
     if opts.instance is not None:
-        from ._inputs import resolve_instance
+        from verify.instances import resolve_instance
 
         file = str(opts.instance) if isinstance(opts.instance, (str, Path)) else None
         return resolve_instance(opts.instance), {"kind": "instance", "file": file}
@@ -186,57 +186,6 @@ def _system(opts: SimulateOptions):
     N, d, seed = (opts.effective(k) for k in ("tokens", "dim", "seed"))
     return preset(name, N=N, d=d, seed=seed), {"kind": "preset", "name": name, "default": opts.preset is None,
                                                  "tokens": N, "dim": d, "seed": seed}
-
-
-def _integrate(opts: SimulateOptions, system, progress):
-    if opts.digits is not None:
-        from numerics.taylor import TaylorMP
-
-        return TaylorMP(digits=opts.digits).integrate(system, opts.t_end, samples=opts.points, progress=progress)
-    if opts.workers is not None or opts.scheduler is not None:
-        return _distributed(opts, system, progress)
-    from numerics.presets import with_random_tokens
-
-    batch = [system] if opts.samples is None else with_random_tokens(system, opts.samples, opts.effective("seed"))
-    rtol, atol = opts.effective("rtol"), opts.effective("atol")
-    if opts.backend == "torch":
-        from numerics.torch_dop853 import TorchDOP853
-
-        integrator = TorchDOP853(rtol=rtol, atol=atol, device=opts.device or "cpu")
-    else:
-        from numerics.dop853 import DOP853
-
-        integrator = DOP853(rtol=rtol, atol=atol)
-    return integrator.integrate(batch, opts.t_end, samples=opts.points, progress=progress)
-
-
-def _distributed(opts: SimulateOptions, system, progress):
-    """The ``samples`` batch split into parts on the executor of ``verify reproduce`` (identical
-    numbers to the serial run: each instance's steps do not depend on the others)."""
-    from numerics.batch_parts import join_parts, simulate_part
-    from theorems.system_json import system_to_dict
-    from verify.reproduce.executor import make_executor
-    from verify.reproduce.tasks import decode
-
-    executor = make_executor(opts.workers, opts.scheduler)
-    try:
-        workers = opts.workers or int(executor.describe().get("workers") or 1)
-        n_parts = min(opts.samples, 4 * workers)  # a few parts per worker balance uneven instances
-        bounds = [round(k * opts.samples / n_parts) for k in range(n_parts + 1)]
-        data = system_to_dict(system)
-        args = (opts.t_end, opts.points, opts.effective("rtol"), opts.effective("atol"))
-        jobs = [(f"simulate-{k}", simulate_part, (data, opts.samples, opts.effective("seed"), lo, hi, *args))
-                for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))]
-        parts: dict[int, dict] = {}
-        for index, (status, _seconds, text) in executor.run(jobs):
-            if status != "ok":
-                raise RuntimeError(f"a simulation part failed on the cluster: {text}")
-            parts[index] = decode(text)
-            if progress is not None:
-                progress(len(parts) / len(jobs))
-    finally:
-        executor.close()
-    return join_parts([parts[k] for k in range(len(jobs))], workers)
 
 
 def _simulate(**values: Any) -> Report:
@@ -249,7 +198,12 @@ def _simulate(**values: Any) -> Report:
     targets = check_options(opts)
     system, source = _system(opts)
     check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
-    traj = _integrate(opts, system, opts.progress)
+    from verify.simulation import integrate
+
+    traj = integrate(system, opts.t_end, opts.points, digits=opts.digits, samples=opts.samples,
+                     seed=opts.effective("seed"), rtol=opts.effective("rtol"), atol=opts.effective("atol"),
+                     backend=opts.backend, device=opts.device, workers=opts.workers, scheduler=opts.scheduler,
+                     progress=opts.progress)
     summary = (summarize_mp(traj, 0, opts.variant) if opts.digits is not None else summarize(traj, 0, opts.variant)
                if opts.samples is None else {"batch": batch_summary(traj, opts.variant)})
     plot = str(targets["plot"].path) if "plot" in targets else None

@@ -15,7 +15,7 @@ from verify.limits import MAX_T_END
 from verify.outputs import Target, check_dir, check_targets, write_all
 from verify.report import Report
 
-from ._inputs import resolve_instance
+from verify.instances import resolve_instance
 from ._table import FORCE, Command, Option, OptionError, api
 from .assumptions import INSTANCE, THEOREM_ID
 from .audit import png_target
@@ -102,7 +102,7 @@ def _export_coq(report: Any, body: dict, directory: Path, force: bool) -> tuple[
     from verify.coq import export_report
 
     if report.status.value != "holds":
-        return None, f"coq: nothing exported (the verdict is {report.status.value}, not holds)", []
+        return None, f"coq: nothing exported (the verdict is {report.verdict}, not holds)", []
     record = export_report(body, directory, force=force)
     axioms = ", ".join(record.source.axioms) or "none"
     return (record.to_json(), f"coq: wrote {record.path} ({len(record.source.steps)} steps for the kernel; axioms: "

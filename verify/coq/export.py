@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from theorems.errors import InvalidInput
+from verify.instances import resolve_instance
 
 from .compose import build, module_name
 from .records import ExportRecord
@@ -35,7 +36,7 @@ def export_theorem(theorem_id: str, directory: str | Path, instance: Any = None,
     directory = Path(directory)
     check_dir("export_coq", directory)  # before the proof: a bad directory or an existing file fails fast
     check_targets([Target("export_coq", directory / f"{module_name(theorem.id)}.v")], force)
-    system = _instance(instance, theorem.example)
+    system = resolve_instance(instance, theorem.example)
     report = check_theorem(theorem.id, system, simulate=False)
     payload = report.to_json()
     if payload["verdict"] != "holds":
@@ -54,22 +55,6 @@ def export_report(report: str | Path | Mapping[str, Any], directory: str | Path,
         raise InvalidInput("report.verdict", "holds (a proof to export)", payload.get("verdict"),
                            "only a proof that holds in Python is exported; recheck=False lets coqc decide")
     return _write(payload, Path(directory), force, recheck=recheck)
-
-
-def _instance(instance: Any, default):
-    from theorems.system import AttentionSystem
-    from theorems.system_json import load_system, system_from_dict
-
-    if instance is None:
-        return default()
-    if isinstance(instance, AttentionSystem):
-        return instance
-    if isinstance(instance, (str, Path)):
-        return load_system(instance)
-    if isinstance(instance, dict):
-        return system_from_dict(instance)
-    raise InvalidInput("instance", "a path to an instance file, a JSON-like dict or an AttentionSystem",
-                       type(instance).__name__)
 
 
 def _load(report: str | Path | Mapping[str, Any]) -> Mapping[str, Any]:
