@@ -29,6 +29,8 @@ from typing import Any, Mapping
 
 from theorems.verdict import VERDICT_EXIT as _VERDICT_EXIT
 
+from .frozen import freeze as _freeze, thaw as _thaw
+
 SCHEMA_VERSION = "1"
 KINDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
          "reproduce", "depth", "fate", "examples", "docs", "error")
@@ -83,66 +85,6 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
     if getattr(exc, "hint", ""):
         err["hint"] = exc.hint
     return envelope("error", {"error": err})
-
-
-def _readonly(self, *args: Any, **kwargs: Any):
-    raise TypeError("a report's payload is read-only; use report.to_json() for a mutable copy")
-
-
-class FrozenDict(dict):
-    """A read-only ``dict`` (still a ``dict``, so ``json.dumps(report.payload)`` works).
-
-    Built only by :func:`_freeze` (``dict.__init__`` fills it once); every mutating method,
-    ``__init__`` included, refuses afterwards."""
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = __init__ = _readonly
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self, sort_keys=True, default=repr))
-
-    def __deepcopy__(self, memo: dict) -> dict:
-        return _thaw(self)
-
-    def __reduce__(self):
-        return (dict, (_thaw(self),))
-
-
-class FrozenList(list):
-    """A read-only ``list`` (equal to the plain list it copies; serialises as a JSON array)."""
-
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = extend = insert = pop = remove = clear = \
-        sort = reverse = __init__ = _readonly
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __deepcopy__(self, memo: dict) -> list:
-        return _thaw(self)
-
-    def __reduce__(self):
-        return (list, (_thaw(self),))
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, FrozenDict | FrozenList):
-        return value
-    if isinstance(value, Mapping):
-        out = dict.__new__(FrozenDict)
-        dict.__init__(out, {k: _freeze(v) for k, v in value.items()})
-        return out
-    if isinstance(value, (list, tuple)):
-        out = list.__new__(FrozenList)
-        list.__init__(out, [_freeze(v) for v in value])
-        return out
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_thaw(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
