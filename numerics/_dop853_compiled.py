@@ -24,12 +24,19 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass
+from typing import final
 
 import numpy as np
 
 from ._dop853_core import PartResult, Schedule
 from .field import BatchedField
 from .trajectory import RunStatus
+
+TILED_MIN_N = 512
+"""From this many tokens the compiled loop evaluates eq. 5 in tiles (:func:`use_tiled`).  Measured
+per evaluation at ``d = 16``, one thread: equal at ``N = 256`` (0.17 against 0.19 ms), tiled 2x
+faster at 512 and 2.6-3.6x at 1024-2048, where the ``N x N`` scores leave the caches."""
 
 ENV = "NUMERICS_DOP853_KERNEL"
 KERNELS = ("auto", "compiled", "numpy")
@@ -71,12 +78,54 @@ def use_compiled(kernel: str, field: BatchedField, t_end: float) -> bool:
     return B * N * N * d * field.systems[0].H * t_end >= _MIN_AUTO_WORK
 
 
-def run_part(field: BatchedField, rows: tuple[int, int], X: np.ndarray, sched: Schedule, out: np.ndarray, rtol: float,
-             atol: float, max_steps: int, first_step: float | None, report) -> PartResult:
-    """The instances ``rows = (lo, hi)`` of the time-invariant ``field``; otherwise the contract of
+def use_tiled(field: BatchedField) -> bool:
+    """Whether the compiled loop evaluates eq. 5 in tiles (:mod:`numerics._field_tiled_numba`, all
+    cores for each evaluation, one instance at a time) instead of forming the ``N x N`` scores."""
+    return field.shape[1] >= TILED_MIN_N
+
+
+@final
+@dataclass(frozen=True, eq=False)
+class KernelInputs:
+    """The arrays the compiled loop reads, built once per batch (a cached run reuses them)."""
+
+    P: np.ndarray
+    U: np.ndarray
+    has_U: bool
+    causal: bool
+    stabilize: bool
+    tiled: bool
+    stops: np.ndarray
+    is_sample: np.ndarray
+    slot: np.ndarray
+
+
+def kernel_inputs(field: BatchedField, sched: Schedule) -> KernelInputs:
+    """``P`` and ``U`` of the time-invariant ``field`` as contiguous float64 (``U`` zeros when it is
+    the identity) and the schedule in the kernel's dtypes."""
+    P, U, _, stabilize = field.matrices(np.zeros(field.B))
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    has_U = U is not None
+    U = np.ascontiguousarray(U, dtype=np.float64) if has_U else np.zeros((1,) + P.shape[1:])
+    return KernelInputs(P, U, has_U, field.causal, bool(stabilize), use_tiled(field),
+                        np.ascontiguousarray(sched.stops, dtype=np.float64),
+                        np.ascontiguousarray(sched.is_sample, dtype=np.bool_),
+                        np.ascontiguousarray(sched.slot, dtype=np.int64))
+
+
+def workspace(N: int, d: int, tiled: bool) -> tuple[np.ndarray, ...]:
+    """The compiled loop's scratch arrays for one part (imports numba)."""
+    from . import _dop853_numba as nb
+
+    return nb.workspace(N, d, tiled)
+
+
+def run_part(inputs: KernelInputs, rows: tuple[int, int], X: np.ndarray, out: np.ndarray, rtol: float, atol: float,
+             max_steps: int, first_step: float | None, report, work: tuple[np.ndarray, ...]) -> PartResult:
+    """The instances ``rows = (lo, hi)`` of a time-invariant batch; otherwise the contract of
     :func:`numerics._dop853_core.run_part` (``X`` ``(hi - lo, N, d)``, updated in place; ``out``
-    ``(T, hi - lo, N, d)``).  Taking the whole batch's field and a row range, not a sub-batch's
-    field, saves rebuilding each part's matrices (a few ms of Python per part at ``B = 256``).
+    ``(T, hi - lo, N, d)``).  ``inputs`` are the whole batch's (a row range, not a sub-batch: no
+    per-part matrices to rebuild); ``work`` is :func:`workspace`'s, used by one call at a time.
 
     ``report`` is called after each chunk of instances with the fraction of instances done
     (every instance runs to the end before the next starts).
@@ -85,29 +134,21 @@ def run_part(field: BatchedField, rows: tuple[int, int], X: np.ndarray, sched: S
 
     lo, hi = rows
     b, N, d = X.shape
-    P, U, _, stabilize = field.matrices(np.zeros(field.B))
-    P = np.ascontiguousarray(P if P.shape[0] == 1 else P[lo:hi], dtype=np.float64)
-    has_U = U is not None
-    if has_U:
-        U = np.ascontiguousarray(U if U.shape[0] == 1 else U[lo:hi], dtype=np.float64)
-    else:
-        U = np.zeros((1,) + P.shape[1:])
+    P = inputs.P if inputs.P.shape[0] == 1 else inputs.P[lo:hi]
+    U = inputs.U if inputs.U.shape[0] == 1 else inputs.U[lo:hi]
     T = out.shape[0]
     counts = np.zeros((b, nb.COUNTS), dtype=np.int64)
     local = np.zeros(b)
     chunk = min(b if report is None else -(-b // 20), max(1, _SAMPLE_BUDGET // (T * N * d)))
-    stops = np.ascontiguousarray(sched.stops, dtype=np.float64)
-    is_sample = np.ascontiguousarray(sched.is_sample, dtype=np.bool_)
-    slot = np.ascontiguousarray(sched.slot, dtype=np.int64)
     for k in range(0, b, chunk):
         m = min(b, k + chunk)
         Pk = P if P.shape[0] == 1 else P[k:m]
         Uk = U if U.shape[0] == 1 else U[k:m]
         Xk = np.ascontiguousarray(X[k:m])
         samples = np.empty((T, m - k, N, d))  # contiguous, so one compiled signature serves every call
-        nb.integrate_batch(Xk, Pk, Uk, bool(has_U), bool(field.causal), bool(stabilize), stops, is_sample, slot,
-                           float(rtol), float(atol), int(max_steps), float(first_step or 0.0), samples,
-                           counts[k:m], local[k:m])
+        nb.integrate_batch(Xk, Pk, Uk, inputs.has_U, inputs.causal, inputs.stabilize, inputs.tiled, inputs.stops,
+                           inputs.is_sample, inputs.slot, float(rtol), float(atol), int(max_steps),
+                           float(first_step or 0.0), samples, counts[k:m], local[k:m], *work)
         X[k:m] = Xk
         out[1:, k:m] = samples[1:]
         if report is not None:
@@ -115,5 +156,5 @@ def run_part(field: BatchedField, rows: tuple[int, int], X: np.ndarray, sched: S
     codes = counts[:, 3]
     # one status per part: out of steps if any instance is, else step below round-off if any
     status = next((_STATUS[c] for c in (1, 2) if np.any(codes == c)), RunStatus.SUCCESS)
-    reached = int(np.count_nonzero(sched.is_sample[:int(counts[:, 4].min())]))
+    reached = int(np.count_nonzero(inputs.is_sample[:int(counts[:, 4].min())]))
     return PartResult(int(counts[:, 0].sum()), int(counts[:, 1].sum()), int(counts[:, 2].sum()), local, reached, status)

@@ -1,6 +1,7 @@
-"""The DOP853 step loop and the field of eq. 5 compiled with numba: the whole integration of one
-instance is one native loop, for time-invariant batches (private; :mod:`numerics._dop853_compiled`
-is the entry point).
+"""The DOP853 step loop compiled with numba: the whole integration of one instance, field included,
+is one native loop, for time-invariant batches (private; :mod:`numerics._dop853_compiled` is the
+entry point).  The field is :mod:`numerics._field_numba` (the whole ``N x N`` scores) or, for large
+``N``, :mod:`numerics._field_tiled_numba` (streamed key tiles, query blocks on all cores).
 
 Same method as :mod:`numerics._dop853_core` (the pure-numpy reference): the same tableau, both
 error estimators (5th and 3rd order) and SciPy's error norm, the step-size rule, landing on the
@@ -10,20 +11,25 @@ operations and the exponential (a polynomial within 1 ulp of libm's), so the two
 round-off, not bitwise.
 
 Why one native loop per instance, how the loops are written (aligned workspace, plain product
-loops, fixed-order reductions, ``error_model="numpy"``), the floating-point flags, the disk cache
-and why the field and the step loop share this file (numba's cache is keyed on the file of the
-cached function only): docs/dop853-kernel.md.
+loops, fixed-order reductions, ``error_model="numpy"``), the floating-point flags and the disk
+cache: docs/dop853-kernel.md.  Numba keys a cached function on its own file only, while the entry
+points here compile the kernels of three other files into themselves; so the entry points are
+closures over :data:`SOURCE_KEY`, the digest of those files, which numba's cache key includes: an
+edit there recompiles them instead of loading a stale kernel.  Only self-contained helpers are
+cached on their own.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core.extending import intrinsic
+from numba import njit
 
 from . import _dop853_tableau as tab
+from . import _field_numba as dense
+from . import _field_tiled_numba as tiled_field
+from ._field_numba import field_into, source_digest
+from ._field_tiled_numba import field_tiled
 
 _S = tab.N_STAGES
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
@@ -39,182 +45,21 @@ SUCCESS, MAX_STEPS, STEP_TOO_SMALL = 0, 1, 2
 COUNTS = 5
 """``counts`` per instance: steps, rejected, evaluations, status, index of the next stop not reached."""
 
-_CONTRACT = {"contract"}
-"""Only fused multiply-add is allowed in the field (no reassociation, no finite-math assumptions)."""
-_FIELD = dict(cache=True, nogil=True, fastmath=_CONTRACT, error_model="numpy")
 _LOOP = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
-
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_EXP_POLY = np.array([1.0, 1.0, 0.5000000000000019, 0.1666666666666668, 0.0416666666664881, 0.008333333333319601,
-                      0.0013888888952314775, 0.00019841269890047113, 2.4801485482328494e-05, 2.755724091857897e-06,
-                      2.763263963904103e-07, 2.5110037605963777e-08])
-"""``exp(r) ~ sum_k c_k r^k`` on ``|r| <= ln2/2``: ``mpmath.chebyfit(mpmath.exp, [-ln2/2, ln2/2], 12)`` at
-50 digits (a near-minimax degree-11 fit, largest error 3.2e-18), rounded to float64.  Two terms
-fewer than the Taylor polynomial of the same accuracy (degree 13), 4% of the whole run (measured)."""
+"""Self-contained helpers (they call nothing outside this file): cached on their own."""
+_INNER = dict(nogil=True, fastmath=False, error_model="numpy")
+"""Functions that call the field kernels: compiled into the keyed entry points, never cached alone."""
+SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__)
 
 
-@njit(**_FIELD)
-def _matmul(M, X, out):
-    """``out = M X`` (``(r, k) x (k, N)``), each entry summed in the order of the ``k`` terms.
-
-    Sixteen terms (then eight, four, one) per pass over an output row: one vectorised loop along
-    the ``N`` columns that reloads its partial sums once per block.  The block loop is outside the
-    row loop, so consecutive passes write different rows and do not wait on each other's stores.
-    Measured at ``16 x 32`` products: 16-term passes 1.15x faster than 8-term ones, 2x than BLAS."""
-    r, k = M.shape
-    N = X.shape[1]
-    b = 0
-    while b < k:
-        w = 16 if b + 16 <= k else (8 if b + 8 <= k else (4 if b + 4 <= k else 1))
-        first = b == 0
-        for a in range(r):
-            if w == 16:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
-                p8, p9, p10, p11 = M[a, b + 8], M[a, b + 9], M[a, b + 10], M[a, b + 11]
-                p12, p13, p14, p15 = M[a, b + 12], M[a, b + 13], M[a, b + 14], M[a, b + 15]
-                for i in range(N):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    s += p3 * X[b + 3, i]
-                    s += p4 * X[b + 4, i]
-                    s += p5 * X[b + 5, i]
-                    s += p6 * X[b + 6, i]
-                    s += p7 * X[b + 7, i]
-                    s += p8 * X[b + 8, i]
-                    s += p9 * X[b + 9, i]
-                    s += p10 * X[b + 10, i]
-                    s += p11 * X[b + 11, i]
-                    s += p12 * X[b + 12, i]
-                    s += p13 * X[b + 13, i]
-                    s += p14 * X[b + 14, i]
-                    out[a, i] = s + p15 * X[b + 15, i]
-            elif w == 8:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
-                for i in range(N):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    s += p3 * X[b + 3, i]
-                    s += p4 * X[b + 4, i]
-                    s += p5 * X[b + 5, i]
-                    s += p6 * X[b + 6, i]
-                    out[a, i] = s + p7 * X[b + 7, i]
-            elif w == 4:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                for i in range(N):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    out[a, i] = s + p3 * X[b + 3, i]
-            else:
-                p0 = M[a, b]
-                for i in range(N):
-                    out[a, i] = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-        b += w
-
-
-@intrinsic
-def _from_bits(typingctx, bits):
-    """The float64 whose IEEE-754 bits are the int64 ``bits`` (a bit cast, no conversion)."""
-    if bits != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(types.int64), codegen
-
-
-@njit(**_FIELD)
-def _softmax_weights(S, shift, stabilize, causal, z):
-    """``S[j, i] <- exp(S[j, i] - shift[i])`` (no shift unless ``stabilize``), exactly ``0`` for the
-    keys ``j > i`` outside a causal mask, and ``z[i] = sum_j S[j, i]``, row by row.
-
-    Cody–Waite reduction ``x = k ln2 + r``, ``|r| <= ln2/2``, the polynomial :data:`_EXP_POLY` and
-    ``2^k`` built from its bits: within 1 ulp of libm's ``exp`` (measured, and tested), in a loop
-    the compiler vectorises.  Arguments are clamped to ``[-708, 709]``:
-    below, the true value (< 3.3e-308) is replaced by ``exp(-708)``, which changes a softmax weight
-    by < 1e-300 (the row maximum is 1 or ``|S| <= 200``, see :data:`numerics.field._SAFE_EXPONENT`).
-    Masked entries are evaluated too (clamped, so finite) and then replaced by 0 with a select: a
-    loop starting at the first unmasked key ran 2.5x slower inside the step loop (measured)."""
-    N, M = S.shape
-    c = _EXP_POLY
-    for i in range(M):
-        z[i] = 0.0
-    for j in range(N):
-        first = j if causal else 0
-        for i in range(M):
-            v = S[j, i] - shift[i] if stabilize else S[j, i]
-            v = min(max(v, -708.0), 709.0)
-            k = math.floor(v * _LOG2E + 0.5)
-            r = (v - k * _LN2_HI) - k * _LN2_LO
-            p = c[11]
-            p = p * r + c[10]
-            p = p * r + c[9]
-            p = p * r + c[8]
-            p = p * r + c[7]
-            p = p * r + c[6]
-            p = p * r + c[5]
-            p = p * r + c[4]
-            p = p * r + c[3]
-            p = p * r + c[2]
-            p = p * r + c[1]
-            e = (p * r + c[0]) * _from_bits((np.int64(k) + 1023) << 52)
-            if i < first:
-                e = 0.0
-            S[j, i] = e
-            z[i] += e
-
-
-@njit(**_FIELD)
-def field_into(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m):
-    """``scale * F(X)`` (eq. 5) for one instance in transposed layout: ``X``, ``out`` are ``(d, N)``
-    (``X[a, i]`` = coordinate ``a`` of token ``i``); ``P``, ``U`` ``(H, d, d)`` (``beta`` folded into
-    ``P``).  Scratch: ``Y``, ``V`` ``(d, N)``; ``S`` ``(N, N)`` holds ``S[j, i] = <x_i, P x_j>`` (the
-    transpose of the numpy kernel's scores, so every inner loop runs along ``i`` and vectorises);
-    ``z``, ``m`` ``(N,)``.  ``out`` must not alias ``X``."""
-    d, N = X.shape
-    H = P.shape[0]
-    for h in range(H):
-        _matmul(P[h], X, Y)
-        _matmul(Y.T, X, S)
-        if stabilize:  # the largest score of each query over its keys (j <= i when causal)
-            for i in range(N):
-                m[i] = S[0, i]
-            for j in range(1, N):
-                first = j if causal else 0
-                for i in range(N):
-                    if i >= first:
-                        m[i] = max(m[i], S[j, i])
-        _softmax_weights(S, m, stabilize, causal, z)
-        for i in range(N):
-            z[i] = scale / z[i]
-        if has_U:
-            _matmul(U[h], X, V)
-            _matmul(V, S, Y)
-        else:
-            _matmul(X, S, Y)
-        if h == 0:
-            for a in range(d):
-                for i in range(N):
-                    out[a, i] = Y[a, i] * z[i]
-        else:
-            for a in range(d):
-                for i in range(N):
-                    out[a, i] += Y[a, i] * z[i]
-    for i in range(N):
-        z[i] = X[0, i] * out[0, i]
-    for a in range(1, d):
-        for i in range(N):
-            z[i] += X[a, i] * out[a, i]
-    for a in range(d):
-        for i in range(N):
-            out[a, i] -= X[a, i] * z[i]
-    return out
+@njit(**_INNER)
+def _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A):
+    """The tiled kernel (``S``, ``A`` shaped by :func:`numerics._field_tiled_numba.workspace_shapes`)
+    or the whole-matrix one (``S`` ``(N, N)``, ``A`` unused)."""
+    if tiled:
+        field_tiled(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)
+    else:
+        field_into(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m)
 
 
 @njit(**_LOOP)
@@ -276,8 +121,8 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
     return (t5 / math.sqrt(denom * (d * N)) if denom > 0.0 else 0.0), big
 
 
-@njit(**_LOOP)
-def _initial_step(X, f0, P, U, has_U, causal, stabilize, t_end, rtol, atol, X1, f1, Y, S, V, v):
+@njit(**_INNER)
+def _initial_step(X, f0, P, U, has_U, causal, stabilize, tiled, t_end, rtol, atol, X1, f1, Y, S, V, v, A):
     """Hairer's starting step (as SciPy's ``select_initial_step`` and the numpy path)."""
     n = X.size
     x, x1, g0, g1 = X.reshape(n), X1.reshape(n), f0.reshape(n), f1.reshape(n)
@@ -292,7 +137,7 @@ def _initial_step(X, f0, P, U, has_U, causal, stabilize, t_end, rtol, atol, X1, 
     h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / max(d1, 1e-300)
     for k in range(n):
         x1[k] = x[k] + h0 * g0[k]
-    field_into(X1, P, U, has_U, causal, stabilize, 1.0, f1, Y, S, V, v[0], v[1])
+    _field(tiled, X1, P, U, has_U, causal, stabilize, 1.0, f1, Y, S, V, v[0], v[1], A)
     d2 = 0.0
     for k in range(n):
         sc = atol + abs(x[k]) * rtol
@@ -303,15 +148,16 @@ def _initial_step(X, f0, P, U, has_U, causal, stabilize, t_end, rtol, atol, X1, 
     return min(min(100.0 * h0, h1), t_end)
 
 
-@njit(**_LOOP)
-def integrate_instance(X0, P, U, has_U, causal, stabilize, stops, is_sample, slot, rtol, atol, max_steps,
-                       first_step, out, counts, K, R, S, v):
+@njit(**_INNER)
+def integrate_instance(X0, P, U, has_U, causal, stabilize, tiled, stops, is_sample, slot, rtol, atol, max_steps,
+                       first_step, out, counts, K, R, S, v, A):
     """Integrate one instance from ``X0`` (``(N, d)``, on the sphere, ``t = 0``; overwritten with the
     last accepted state) through ``stops``, writing samples into ``out`` (``(T, N, d)``).
 
     Internally every state is ``(d, N)`` (see :func:`field_into`).  Workspace (contents ignored):
     ``K`` ``(12, d, N)`` holds ``h k_s``; ``R`` ``(9, d, N)`` the states, the two error estimates,
-    the fields at the current and the new state and the field's scratch; ``S`` ``(N, N)``; ``v``
+    the fields at the current and the new state and the field's scratch; ``S`` ``(N, N)``, or with
+    ``tiled`` ``S`` and ``A`` as :func:`numerics._field_tiled_numba.workspace_shapes` says; ``v``
     ``(3, N)``.  ``counts`` (int64, length :data:`COUNTS`) receives steps, rejected, evaluations,
     status, and the index of the next stop not reached; returns the summed local error size.
     """
@@ -323,12 +169,12 @@ def integrate_instance(X0, P, U, has_U, causal, stabilize, stops, is_sample, slo
     for a in range(d):
         for i in range(N):
             X[a, i] = X0[i, a]
-    field_into(X, P, U, has_U, causal, stabilize, 1.0, f, Y, S, V, z, m)
+    _field(tiled, X, P, U, has_U, causal, stabilize, 1.0, f, Y, S, V, z, m, A)
     t_end = stops[stops.shape[0] - 1]
     if first_step > 0:
         h = first_step
     else:
-        h = _initial_step(X, f, P, U, has_U, causal, stabilize, t_end, rtol, atol, Xn, fn, Y, S, V, v)
+        h = _initial_step(X, f, P, U, has_U, causal, stabilize, tiled, t_end, rtol, atol, Xn, fn, Y, S, V, v, A)
     evaluations = 2
     steps = 0
     rejected = 0
@@ -354,11 +200,11 @@ def integrate_instance(X0, P, U, has_U, causal, stabilize, stops, is_sample, slo
             kf[0, k] = ha * fl[k]
         for s in range(1, _S):
             _combine(ys, x, True, kf, _STAGE_COEF[s], _STAGE_ROWS[s], _STAGE_COUNT[s])
-            field_into(Ys, P, U, has_U, causal, stabilize, ha, K[s], Y, S, V, z, m)
+            _field(tiled, Ys, P, U, has_U, causal, stabilize, ha, K[s], Y, S, V, z, m, A)
         _combine(xn, x, True, kf, _B_COEF, _B_ROWS, _B_ROWS.shape[0])
         _combine(e5.reshape(n), x, False, kf, _E5_COEF, _E5_ROWS, _E5_ROWS.shape[0])
         _combine(e3.reshape(n), x, False, kf, _E3_COEF, _E3_ROWS, _E3_ROWS.shape[0])
-        field_into(Xn, P, U, has_U, causal, stabilize, 1.0, fn, Y, S, V, z, m)
+        _field(tiled, Xn, P, U, has_U, causal, stabilize, 1.0, fn, Y, S, V, z, m, A)
         evaluations += _S
         attempts += 1
         norm, size = _error_norm(X, Xn, e5, e3, rtol, atol, v)
@@ -422,19 +268,52 @@ def _aligned(size):
     return buf[start:start + size]
 
 
-@njit(**_LOOP)
-def integrate_batch(X, P, U, has_U, causal, stabilize, stops, is_sample, slot, rtol, atol, max_steps,
-                    first_step, out, counts, local):
-    """:func:`integrate_instance` for every instance of ``X`` (``(b, N, d)``), one workspace for all;
-    ``P``/``U`` have a leading axis of ``b`` or ``1``; ``out`` ``(T, b, N, d)``, ``counts``
-    ``(b, COUNTS)``, ``local`` ``(b,)``."""
-    b, N, d = X.shape
-    K = _aligned(_S * d * N).reshape(_S, d, N)
-    R = _aligned(9 * d * N).reshape(9, d, N)
-    S = _aligned(N * N).reshape(N, N)
-    v = _aligned(3 * N).reshape(3, N)
-    for k in range(b):
-        Pk = P[0] if P.shape[0] == 1 else P[k]
-        Uk = U[0] if U.shape[0] == 1 else U[k]
-        local[k] = integrate_instance(X[k], Pk, Uk, has_U, causal, stabilize, stops, is_sample, slot, rtol, atol,
-                                      max_steps, first_step, out[:, k], counts[k], K, R, S, v)
+def _entry_points(key):
+    """The functions called from Python, as closures over ``key`` (:data:`SOURCE_KEY`): numba hashes
+    a closure's cell contents into its cache key, so they are recompiled when a kernel file changes."""
+
+    @njit(**_LOOP)
+    def integrate_batch(X, P, U, has_U, causal, stabilize, tiled, stops, is_sample, slot, rtol, atol, max_steps,
+                        first_step, out, counts, local, K, R, S, v, A):
+        """:func:`integrate_instance` for every instance of ``X`` (``(b, N, d)``), one workspace for
+        all (``K``, ``R``, ``S``, ``v``, ``A`` as there, allocated by the caller, contents ignored);
+        ``P``/``U`` have a leading axis of ``b`` or ``1``; ``out`` ``(T, b, N, d)``, ``counts``
+        ``(b, COUNTS)``, ``local`` ``(b,)``."""
+        if len(key) == 0:  # never: the reference puts ``key`` in the closure
+            return
+        for k in range(X.shape[0]):
+            Pk = P[0] if P.shape[0] == 1 else P[k]
+            Uk = U[0] if U.shape[0] == 1 else U[k]
+            local[k] = integrate_instance(X[k], Pk, Uk, has_U, causal, stabilize, tiled, stops, is_sample, slot,
+                                          rtol, atol, max_steps, first_step, out[:, k], counts[k], K, R, S, v, A)
+
+    @njit(**_LOOP)
+    def field(X, P, U, has_U, causal, stabilize, tiled, scale, out, Y, S, V, z, m, A):
+        """:func:`_field` from Python (``X`` ``(d, N)``): tests and benchmarks."""
+        if len(key) == 0:
+            return out
+        _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)
+        return out
+
+    return integrate_batch, field
+
+
+integrate_batch, field = _entry_points(SOURCE_KEY)
+
+
+def workspace(N: int, d: int, tiled: bool) -> tuple[np.ndarray, ...]:
+    """``(K, R, S, v, A)`` for :func:`integrate_batch` on instances of ``N`` tokens in ``R^d``, each
+    starting on a 64-byte boundary (see :func:`_aligned`)."""
+    if tiled:
+        s_shape, a_shape = tiled_field.workspace_shapes(N, d)
+    else:
+        s_shape, a_shape = (N, N), (1, 1)
+    shapes = ((_S, d, N), (9, d, N), s_shape, (3, N), a_shape)
+    return tuple(_numpy_aligned(shape) for shape in shapes)
+
+
+def _numpy_aligned(shape: tuple[int, ...]) -> np.ndarray:
+    size = int(np.prod(shape))
+    buf = np.empty(size + 8)
+    start = (-buf.ctypes.data % 64) // 8
+    return buf[start:start + size].reshape(shape)

@@ -27,7 +27,7 @@ def _stable(path):
 
 
 def test_interrupt_and_resume_gives_identical_json(tmp_path, capsys, monkeypatch):
-    import verify.cli.cmd_consensus as cmd
+    from verify.cli.main import run
 
     assert main([*ARGS, "--out", str(tmp_path / "full")]) == 0
     calls = {"n": 0}
@@ -37,18 +37,16 @@ def test_interrupt_and_resume_gives_identical_json(tmp_path, capsys, monkeypatch
         if calls["n"] == 23:  # inside batch 2 (of 3), pass 3 (of 3): earlier passes were checkpointed
             raise Interrupt
 
-    monkeypatch.setattr(cmd, "_Bar", lambda enabled: stop)
     with pytest.raises(Interrupt):
-        cmd.run(cmd_args([*ARGS, "--out", str(tmp_path / "cut")]))
-    assert (tmp_path / "cut" / "checkpoint.npz").is_file() and not (tmp_path / "cut" / "consensus.json").exists()
-    monkeypatch.undo()
+        run(cmd_args([*ARGS, "--out", str(tmp_path / "cut")]), progress=stop)  # the CLI's call with this progress callback
+    assert (tmp_path / "cut" / "checkpoint" / "state.npz").is_file() and not (tmp_path / "cut" / "consensus.json").exists()
     rc = main([*ARGS, "--out", str(tmp_path / "cut")])  # without --resume: refused, names the option
     assert rc == 2 and "--resume" in capsys.readouterr().err
     assert main([*ARGS, "--out", str(tmp_path / "cut"), "--resume"]) == 0
     resumed = json.loads((tmp_path / "cut" / "consensus.json").read_text())
     assert resumed["run"]["resumed_at"] == {"batch": 1, "pass": 2}
     assert _stable(tmp_path / "cut" / "consensus.json") == _stable(tmp_path / "full" / "consensus.json")
-    assert not (tmp_path / "cut" / "checkpoint.npz").exists()  # finished: nothing left to resume
+    assert not (tmp_path / "cut" / "checkpoint").exists()  # finished: nothing left to resume
     a, b = np.load(tmp_path / "cut" / "consensus.npz"), np.load(tmp_path / "full" / "consensus.npz")
     np.testing.assert_array_equal(a["E_pair"], b["E_pair"])
 
@@ -60,7 +58,7 @@ def cmd_args(argv):
 
 
 def test_resume_of_another_run_is_refused(tmp_path, capsys, monkeypatch):
-    import verify.cli.cmd_consensus as cmd
+    from verify.cli.main import run
 
     calls = {"n": 0}
 
@@ -69,10 +67,8 @@ def test_resume_of_another_run_is_refused(tmp_path, capsys, monkeypatch):
         if calls["n"] == 9:
             raise Interrupt
 
-    monkeypatch.setattr(cmd, "_Bar", lambda enabled: stop)
     with pytest.raises(Interrupt):
-        cmd.run(cmd_args([*ARGS, "--out", str(tmp_path)]))
-    monkeypatch.undo()
+        run(cmd_args([*ARGS, "--out", str(tmp_path)]), progress=stop)
     rc = main([*[a if a != "3" else "4" for a in ARGS], "--out", str(tmp_path), "--resume"])
     assert rc == 2 and "resume" in capsys.readouterr().err
 

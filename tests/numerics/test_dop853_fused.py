@@ -11,6 +11,7 @@ from numerics import DOP853, RunStatus  # noqa: E402
 from numerics import _dop853_compiled as compiled  # noqa: E402
 from numerics import _dop853_core as core  # noqa: E402
 from numerics import _dop853_numba as nb  # noqa: E402
+from numerics import _field_numba as fnb  # noqa: E402
 from numerics.field import attention_field  # noqa: E402
 from theorems.system_json import system_from_dict  # noqa: E402
 
@@ -121,7 +122,7 @@ def test_softmax_weights_are_exp_to_one_ulp_and_zero_outside_the_mask():
                         [-708.0, 709.0, 0.0, np.log(2) / 2, -np.log(2) / 2, 1e-300]])
     v = np.concatenate([v, np.zeros(-v.size % 100)]).reshape(-1, 100)
     S, z = v.copy(), np.empty(100)
-    nb._softmax_weights(S, np.zeros(100), False, False, z)
+    fnb._softmax_weights(S, np.zeros(100), False, False, z)
     ref = np.exp(v)
     ulp = np.abs(S - ref) / np.spacing(ref)
     assert ulp.max() <= 1.0 and ulp.size == v.size
@@ -129,7 +130,7 @@ def test_softmax_weights_are_exp_to_one_ulp_and_zero_outside_the_mask():
     scores = rng.uniform(-3, 900, (8, 8))  # beyond exp's range once shifted: masked or not, never inf
     shift = np.array([max(scores[j, i] for j in range(i + 1)) for i in range(8)])  # over the keys j <= i
     S = scores.copy()
-    nb._softmax_weights(S, shift, True, True, z)
+    fnb._softmax_weights(S, shift, True, True, z)
     keys = np.tril(np.ones((8, 8), dtype=bool)).T  # S[j, i] with j <= i
     assert np.all(S[~keys] == 0.0) and np.all(S[keys] > 0)
     clamped = np.maximum(scores - shift[None, :], -708.0)  # the documented clamp below exp's range
@@ -143,7 +144,7 @@ def test_matmul_blocks_give_the_product(r, k, N):
     M, X = rng.standard_normal((r, k)), rng.standard_normal((k, N))
     for Mk in (M, np.asfortranarray(M)):  # the field passes a transposed (F-ordered) view
         out = np.full((r, N), np.nan)
-        nb._matmul(Mk, X, out)
+        fnb._matmul(Mk, X, out)
         np.testing.assert_allclose(out, M @ X, rtol=0, atol=1e-14 * k * np.max(np.abs(M)) * np.max(np.abs(X)))
 
 

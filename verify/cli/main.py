@@ -1,9 +1,9 @@
 """The ``verify`` command: a thin renderer over library calls.
 
 Every command is generated from its option table (:mod:`verify.api._table`): the sub-parser, and
-the call :func:`run` makes of the parsed line (the API function with the same keywords; a
-``verify.cli.cmd_<name>`` module adds what only a terminal has: progress bars, messages on stderr;
-``reproduce``'s runs the reproduction and writes its directory).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
+the call :func:`run` makes of the parsed line (the API function with the same keywords, and what only
+a terminal has: progress bars and messages on stderr; ``verify.cli.cmd_reproduce`` runs the
+reproduction and writes its directory).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
 renames them to flags, here and nowhere else.  Exit codes (STYLE.md §8): 0 certified /
 all hold, 1 crash, 2 usage or bad input (including an output target that is refused or an option
 above its limit), 3 refuted / some hypothesis fails, 4 inconclusive, 5 certificate invalid
@@ -17,6 +17,7 @@ import difflib
 import importlib
 import json
 import logging
+import os
 import re
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 from theorems.errors import ConsensusVerifyError
 from theorems.verdict import ExitCode
 
-from .common import EXIT_CRASH, EXIT_USAGE, UsageError, emit
+from .common import EXIT_CRASH, EXIT_USAGE, UsageError, emit, say
 
 API = {"list": "verify.api.listing", "assumptions": "verify.api.assumptions", "theorem": "verify.api.theorem",
        "sos": "verify.api.sos", "lyapunov": "verify.api.lyapunov", "recheck": "verify.api.recheck",
@@ -32,7 +33,7 @@ API = {"list": "verify.api.listing", "assumptions": "verify.api.assumptions", "t
        "depth": "verify.api.depth", "reproduce": "verify.api.reproduce", "fate": "verify.api.fate",
        "examples": "verify.api.examples", "docs": "verify.api.docs"}
 """The commands generated from an option table: the module holding ``COMMAND`` and its function."""
-HOOKS = ("simulate", "audit", "consensus", "reproduce")
+HOOKS = ("reproduce",)
 """Commands with a ``verify.cli.cmd_<name>`` module whose ``run(args)`` replaces :func:`run`."""
 COMMANDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
             "reproduce", "depth", "fate", "examples", "docs")
@@ -40,6 +41,8 @@ SAVED = {"theorem": lambda r: f"the report and {len(r.files) - 1} certificate(s)
          "depth": lambda r: "the report" + (" and the depth certificate" if r.record.certificate is not None else ""),
          "fate": lambda r: "the report" + (" and the fate certificate" if r.record.certificate is not None else "")}
 """What ``--save DIR`` wrote, said on stderr."""
+PROGRESS = {"consensus": "consensus blocks"}
+"""The progress bar's label where it is not the command's name."""
 
 
 class _ArgumentError(Exception):
@@ -115,13 +118,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args, **extras) -> int:
-    """The API call of a parsed command line (``extras``: the callbacks a ``cmd_<name>`` module adds)."""
+    """The API call of a parsed command line, with what only a terminal has (:func:`_terminal`);
+    ``extras``: callbacks a ``cmd_<name>`` module adds."""
     command = args.command_table
+    extras = {**_terminal(args, command), **extras}
     report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args), **extras)
     if command.name in SAVED and getattr(args, "save", None):
         sys.stderr.write(f"saved {SAVED[command.name](report)} to {Path(args.save)}\n")
     emit(report.text, report.to_json(), args.format)
     return report.exit_code
+
+
+def _terminal(args, command) -> dict:
+    """A progress bar (the one renderer: tqdm on a terminal, a few plain lines in a log) and the
+    loader's messages on stderr, for the commands whose table has those callbacks; ``--no-progress``
+    silences both (``simulate`` shows progress with ``--progress`` or on a terminal).  Dask's INFO
+    chatter stays off the terminal when a command runs on a cluster."""
+    names = {o.name for o in command.options}
+    if getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None:
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    enabled = not args.no_progress if "no_progress" in names else bool(getattr(args, "show_progress", False)
+                                                                        or sys.stderr.isatty())
+    extras = {}
+    if "progress" in names:
+        from numerics.support.progress import TextProgress
+
+        extras["progress"] = TextProgress(sys.stderr, PROGRESS.get(command.name, command.name), enabled)
+    if "on_event" in names:
+        extras["on_event"] = say(enabled)
+    return extras
 
 
 def _version() -> str:
