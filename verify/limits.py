@@ -98,7 +98,7 @@ def check_simulation(N: int, d: int, H: int, t_end: float, samples: int | None, 
     est = estimate_seconds(N, d, H, t_end, samples or 1, stiff)
     if est > MAX_SIM_SECONDS:
         raise InvalidInput("--t-end / --samples", f"a simulation estimated at most {MAX_SIM_SECONDS:g} s in the worst "
-                           "case (docs/format.md)", f"about {est:.3g} s (samples={samples or 1}, N={N}, d={d}, H={H}, "
+                           "case (verify docs format)", f"about {est:.3g} s (samples={samples or 1}, N={N}, d={d}, H={H}, "
                            f"t_end={t_end:g})", "Lower --t-end, --samples, --tokens or --dim")
 
 

@@ -53,9 +53,9 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
             hypotheses=_hypotheses(),
             conclusion="every token converges to v or -v (alignment with span(v))",
             citation=citation + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
-            reading=("This project's first reading of the later-token part of 4.4 (docs/model.md §2; not necessarily the "
+            reading=("This project's first reading of the later-token part of 4.4 (verify docs model, §2; not necessarily the "
                      "paper's statement). It is false: a certified asymptotically stable equilibrium off span(v) refutes "
-                     "it (examples/counterexample_4_4_sym.json); the toolkit never reports it as holding."),
+                     "it (example:counterexample_4_4_sym); the toolkit never reports it as holding."),
             example=example_44_later,
         ),
         Theorem(
@@ -64,9 +64,9 @@ def theorems(citation: str) -> tuple[Theorem, ...]:
             hypotheses=_hypotheses(UPositiveDefinite()),
             conclusion="every token converges to sign(<v, x_1(0)>) v (same-sign consensus)",
             citation=citation + ", Assumption 4.4 (same-sign reading)",
-            reading=("A reading of 4.4 considered by this project (docs/model.md §2). False even for positive-definite U: "
+            reading=("A reading of 4.4 considered by this project (verify docs model, §2). False even for positive-definite U: "
                      "U = diag(1, 1/20, 1/20), P = diag(3, 0, 0), beta = 1 has the stable equilibrium (e1, -e1) "
-                     "(examples/counterexample_same_sign.json)."),
+                     "(example:counterexample_same_sign)."),
             example=example_same_sign,
         ),
     )

@@ -70,8 +70,8 @@ _THEOREMS = (
         hypotheses=(MaskIs("causal"), OneHead(), USymmetric(), UTimeInvariant(), USimpleTopEigenvalue(), PBounded(),
                     EqualLNScales()),
         conclusion=("x_1 converges to sign(<v, x_1(0)>) v unless <v, x_1(0)> = 0 (the part this project certifies). "
-                    "The paper's further conclusion, as this project reads it in docs/model.md §2 (every later token "
-                    "converges to v or -v), is NOT claimed: examples/counterexample_4_4_sym.json is a stable "
+                    "The paper's further conclusion, as this project reads it in verify docs model, §2 (every later token "
+                    "converges to v or -v), is NOT claimed: example:counterexample_4_4_sym is a stable "
                     "equilibrium off span(v) with every hypothesis holding. Same-sign consensus is not implied"),
         citation=CITATION + ", Assumption 4.4 and the theorem of Section 4.2 that uses it",
         reading=("Assumption 4.4 numbering confirmed by the authors' replies to reviewers; the spectral "

@@ -19,7 +19,7 @@ def certified_rate(theorem_id: str, system) -> dict[str, Any] | None:
     report = certify_depth(theorem_id, system, EPS, "ode", simulate=False)
     j = report.to_json()
     return {"verdict": j["verdict"], "eps": j["eps"], "metric": j["metric"], "T(eps)": j["bound"], "rate": j["rate"],
-            "explanation": j["explanation"], "see": "verify depth (docs/depth.md)"}
+            "explanation": j["explanation"], "see": "verify depth (verify docs depth)"}
 
 
 def text_line(entry: dict[str, Any] | None) -> str | None:

@@ -40,7 +40,7 @@ def exp_bounds(y, digits: int = 12) -> tuple[Fraction, Fraction]:
     expr = sympy.exp(_exact(y, "y"))
     box = constant_interval(expr, prec=int(digits * 3.33) + 40)
     if box is None:
-        raise InvalidInput("beta, p", "an exact real constant of the function class (docs/format.md)", str(expr))
+        raise InvalidInput("beta, p", "an exact real constant of the function class (verify docs format)", str(expr))
     lo, hi = box.fractions()
     # shorten to `digits` significant digits, rounding outwards (relative, so tiny values stay tight)
     e = math.floor(math.log10(float(lo))) if lo > 0 and float(lo) > 0 else None
