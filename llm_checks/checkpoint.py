@@ -1,31 +1,36 @@
-"""Checkpoints of a consensus run: one ``.npz`` file, replaced atomically after every pass and
+"""Checkpoints of a consensus run: a directory that grows by one file per pass (never rewritten),
 checked before a resumed run computes or reports anything.
 
-Format ``consensus-verify/consensus-checkpoint``, version 2 (plain arrays, no pickles):
+Format ``consensus-verify/consensus-checkpoint``, version 3 (plain ``.npz`` arrays, no pickles), in
+the directory :data:`NAME`:
 
-- ``meta``: uint8 bytes of a UTF-8 JSON object ``{"format": FORMAT, "version": 2, "fingerprint":
-  str (sha256 hex of the run's options, weights identity and prompt ids), "batch": int,
-  "next_pass": int, "dtype": str (the torch dtype of the run, e.g. "torch.float32")}``.  The
-  resume point: prompt batch ``batch`` (``0 <= batch <= number of batches``; equal when every
-  batch is done) continues with pass ``next_pass`` (``0 <= next_pass < passes``; 0 when
-  ``batch`` is the number of batches).
-- ``E_first``, ``E_first_abs``, ``E_pair``: float64 ``(prompts, passes * n_blocks)``, the metric
-  after every block measured so far; every other cell holds 0.
-- ``done``: bool ``(prompts, passes * n_blocks)``, the cells measured: every cell of the batches
-  before ``batch`` and the first ``next_pass * n_blocks`` blocks of the prompts of ``batch``.
-- ``x``, present exactly when ``next_pass > 0``: the residual stream entering pass ``next_pass``
-  of batch ``batch``, ``(batch rows, tokens, D)``, float32 (exact for float16 / bfloat16 /
-  float32 runs) or float64 for a float64 run.
+- ``state.npz``, replaced atomically after every pass: ``meta``, uint8 bytes of a UTF-8 JSON object
+  ``{"format": FORMAT, "version": 3, "fingerprint": str (sha256 hex of the run's options, weights
+  identity and prompt ids), "batch": int, "next_pass": int, "dtype": str (the torch dtype of the run,
+  e.g. "torch.float32")}``, and ``x``, present exactly when ``next_pass > 0``: the residual stream
+  entering pass ``next_pass`` of batch ``batch``, ``(batch rows, tokens, D)``, float32 (exact for
+  float16 / bfloat16 / float32 runs) or float64 for a float64 run.  The resume point: prompt batch
+  ``batch`` (``0 <= batch <= number of batches``; equal when every batch is done) continues with pass
+  ``next_pass`` (``0 <= next_pass < passes``; 0 when ``batch`` is the number of batches).
+- ``pass-BBBBB-PPPPPP.npz``, one per pass ``P`` of prompt batch ``B`` measured, written once:
+  ``E_first``, ``E_first_abs``, ``E_pair``, float64 ``(batch rows, n_blocks)``, the metric after
+  every block of that pass, and ``done``, bool of the same shape, the cells measured (all of them).
 
-Writing goes to a temporary sibling and ``os.replace``, so an interrupted write leaves the previous
-checkpoint intact.  :func:`load_checkpoint` checks the file on its own (readable, format, version,
-every entry present with its type, no other entry); :func:`check_checkpoint` checks it against the
-run to be resumed (:class:`RunShape`): fingerprint, shapes, dtypes, the done mask against the
-resume point, a measured cell finite and in its metric's range (:data:`RANGES`, with
-:data:`SLACK` for rounding) or NaN as a measurement gives it (a zero or non-finite state makes
-``E_first`` and ``E_first_abs`` NaN together, ``E_pair`` only with them), an unmeasured cell 0,
-``x`` finite except in rows whose last measured ``E_first`` is NaN.  A failure is an
-:class:`InvalidInput` naming the field (``checkpoint.E_first``, ``checkpoint.next_pass``, ...).
+So a checkpoint costs one pass's cells and one state, whatever the depth reached (O(pass), not
+O(run)).  Every file is written to a temporary sibling and moved into place with ``os.replace``, the
+pass file before the state that counts it: an interrupt leaves the previous checkpoint intact (the
+last pass file, when it is at the resume point itself, was written just before an interrupt: it is
+ignored and rewritten).
+
+:func:`load_checkpoint` reads the directory on its own (readable, format, version, every entry
+present with its type, no other entry or file); :func:`check_checkpoint` assembles the pass files
+into ``E`` and ``done`` arrays ``(prompts, passes * n_blocks)`` and checks them against the run to be
+resumed (:class:`RunShape`): fingerprint, shapes, dtypes, the done mask against the resume point, a
+measured cell finite and in its metric's range (:data:`RANGES`, with :data:`SLACK` for rounding) or
+NaN as a measurement gives it (a zero or non-finite state makes ``E_first`` and ``E_first_abs`` NaN
+together, ``E_pair`` only with them), an unmeasured cell 0, ``x`` finite except in rows whose last
+measured ``E_first`` is NaN.  A failure is an :class:`InvalidInput` naming the field
+(``checkpoint.E_first``, ``checkpoint.next_pass``, ...).
 
 Not guaranteed: the checks refuse what no run can have written; an edit to a value a run could
 have produced (0.41 for 0.40) is not detected (a checkpoint carries no signature).
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -46,9 +52,10 @@ from theorems.errors import InvalidInput
 
 from .metrics import METRICS
 
-NAME = "checkpoint.npz"
+NAME = "checkpoint"
+STATE = "state.npz"
 FORMAT = "consensus-verify/consensus-checkpoint"
-VERSION = 2
+VERSION = 3
 RANGES = {"E_first": (0.0, 2.0), "E_first_abs": (0.0, 1.0), "E_pair": (0.0, 1.0)}
 """True ranges: ``1 - mean cos`` lies in [0, 2]; ``1 - mean |cos|`` and ``1 - |sum_i u_i|^2 / N^2`` in [0, 1]."""
 SLACK = 1e-9
@@ -56,6 +63,12 @@ SLACK = 1e-9
 META = {"fingerprint": str, "batch": int, "next_pass": int, "dtype": str}
 KINDS = {str: "a string", int: "an integer"}
 HINT = "refusing to resume: start afresh with --force (it replaces the checkpoint)"
+_PASS = re.compile(r"pass-(\d{5})-(\d{6})\.npz")
+
+
+def pass_file(batch: int, p: int) -> str:
+    """The name of the file of pass ``p`` of prompt batch ``batch``."""
+    return f"pass-{batch:05d}-{p:06d}.npz"
 
 
 @dataclass(frozen=True)
@@ -83,46 +96,69 @@ class RunShape:
         return np.dtype(np.float64 if self.dtype == "torch.float64" else np.float32)
 
 
-def save_checkpoint(path: str | Path, state: dict) -> Path:
-    """Write ``state`` (keys of :data:`META`, ``E``, ``done``, ``x``) in the format above, atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {name: np.asarray(state["E"][name], dtype=np.float64) for name in METRICS}
-    arrays["done"] = np.asarray(state["done"], dtype=bool)
-    if state.get("x") is not None:
-        arrays["x"] = np.asarray(state["x"])
-    meta = {"format": FORMAT, "version": VERSION, **{k: state[k] for k in META}}
-    fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=target.parent)
+def _write(target: Path, arrays: dict) -> int:
+    """``np.savez`` to a temporary sibling, then ``os.replace``; the bytes written."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+            np.savez(handle, **arrays)
+        size = os.path.getsize(tmp)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return target
+    return size
 
 
-def load_checkpoint(path: str | Path) -> dict:
-    """The state in ``path``, checked on its own (:func:`check_structure`); not yet against a run."""
+def save_checkpoint(path: str | Path, state: dict) -> int:
+    """Add one pass to the checkpoint directory ``path``; returns the bytes written (one pass file and
+    the state: independent of the depth reached).
+
+    ``state``: the keys of :data:`META`, ``x`` (or ``None``) and ``segment = {"batch", "pass", "E":
+    {metric: (rows, n_blocks)}, "done": (rows, n_blocks)}``, the cells of the pass just measured.
+    The first pass of a run (batch 0, pass 0) clears the pass files of an earlier run."""
     target = Path(path)
-    if not target.is_file():
-        raise InvalidInput("--resume", f"a checkpoint {NAME} in the --out directory", str(target),
-                           hint="run once with --out DIR; --resume continues that run")
-    with open(target, "rb") as handle:
+    target.mkdir(parents=True, exist_ok=True)
+    seg = state["segment"]
+    if (seg["batch"], seg["pass"]) == (0, 0):
+        for old in target.glob("pass-*.npz"):
+            old.unlink()
+    arrays = {name: np.asarray(seg["E"][name], dtype=np.float64) for name in METRICS}
+    arrays["done"] = np.asarray(seg["done"], dtype=bool)
+    written = _write(target / pass_file(seg["batch"], seg["pass"]), arrays)
+    meta = {"format": FORMAT, "version": VERSION, **{k: state[k] for k in META}}
+    head = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+    if state.get("x") is not None:
+        head["x"] = np.asarray(state["x"])
+    return written + _write(target / STATE, head)
+
+
+def _read_npz(path: Path, label: str) -> dict:
+    with open(path, "rb") as handle:
         head = handle.read(4)
     if head != b"PK\x03\x04":  # an .npz is a zip archive; anything else numpy would take for a pickle
-        raise InvalidInput("checkpoint", f"a readable {NAME} (an .npz archive)", f"{target}: starts with {head!r}", hint=HINT)
+        raise InvalidInput("checkpoint", f"a readable {label} (an .npz archive)", f"{path.name}: starts with {head!r}",
+                           hint=HINT)
     try:
-        data = np.load(target, allow_pickle=False)
+        data = np.load(path, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("a single .npy array, not an .npz archive")
         with data:
-            entries = {key: data[key] for key in data.files}
+            return {key: data[key] for key in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-        raise InvalidInput("checkpoint", f"a readable {NAME} (an .npz archive)", f"{target}: {type(exc).__name__}: {exc}",
+        raise InvalidInput("checkpoint", f"a readable {label} (an .npz archive)", f"{path.name}: {type(exc).__name__}: {exc}",
                            hint=HINT) from None
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """The state in the directory ``path``, checked on its own (:func:`check_structure`); not yet
+    against a run.  ``state["passes"]`` maps ``(batch, pass)`` to that pass's ``{"E", "done"}``."""
+    target = Path(path)
+    if not (target / STATE).is_file():
+        raise InvalidInput("--resume", f"a checkpoint directory {NAME}/ with {STATE} in the --out directory", str(target),
+                           hint="run once with --out DIR; --resume continues that run")
+    entries = _read_npz(target / STATE, f"{NAME}/{STATE}")
     raw = entries.pop("meta", None)
     if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
         raise InvalidInput("checkpoint.meta", "uint8 bytes of a JSON header", "missing" if raw is None else str(raw.dtype),
@@ -134,15 +170,25 @@ def load_checkpoint(path: str | Path) -> dict:
     if not isinstance(meta, dict):
         raise InvalidInput("checkpoint.meta", "a JSON object", type(meta).__name__, hint=HINT)
     _check_version(meta)  # before the entries: another version may have other ones
-    for key in ("E", "done", "x"):
+    for key in ("E", "done", "x", "passes"):
         if key in meta:
-            raise InvalidInput(f"checkpoint.meta.{key}", "no such header field (it is an array)", meta[key], hint=HINT)
-    state = dict(meta, E={name: entries.pop(name) for name in METRICS if name in entries})
-    state["done"] = entries.pop("done", None)
-    state["x"] = entries.pop("x", None)
+            raise InvalidInput(f"checkpoint.meta.{key}", "no such header field", meta[key], hint=HINT)
+    state = dict(meta, x=entries.pop("x", None), passes={})
     if entries:
-        raise InvalidInput(f"checkpoint.{sorted(entries)[0]}", f"no such entry in a version-{VERSION} checkpoint",
+        raise InvalidInput(f"checkpoint.{sorted(entries)[0]}", f"no such entry in a version-{VERSION} {STATE}",
                            "an array", hint=HINT)
+    for file in sorted(target.iterdir()):
+        m = _PASS.fullmatch(file.name)
+        if file.name == STATE:
+            continue
+        if m is None or not file.is_file():
+            raise InvalidInput(f"checkpoint.{file.name}", f"no such file in a version-{VERSION} checkpoint "
+                               "(state.npz and pass-BBBBB-PPPPPP.npz only)", "a file" if file.is_file() else "a directory",
+                               hint=HINT)
+        arrays = _read_npz(file, f"{NAME}/{file.name}")
+        state["passes"][(int(m.group(1)), int(m.group(2)))] = {
+            "E": {name: arrays.pop(name) for name in METRICS if name in arrays}, "done": arrays.pop("done", None),
+            "extra": sorted(arrays), "file": file.name}
     return check_structure(state)
 
 
@@ -178,22 +224,56 @@ def check_structure(state) -> dict:
             raise InvalidInput(f"checkpoint.{key}", KINDS[kind], "missing", hint=HINT)
         if not (_is_int(state[key]) if kind is int else isinstance(state[key], kind)):
             raise InvalidInput(f"checkpoint.{key}", KINDS[kind], state[key], hint=HINT)
-    extra = sorted(set(state) - {"format", "version", "E", "done", "x", *META})
+    extra = sorted(set(state) - {"format", "version", "passes", "x", *META})
     if extra:
         raise InvalidInput(f"checkpoint.{extra[0]}", f"no such field in a version-{VERSION} checkpoint", state[extra[0]],
                            hint=HINT)
-    E = state.get("E")
-    if not isinstance(E, dict):
-        raise InvalidInput("checkpoint.E", "a dict of metric arrays", type(E).__name__, hint=HINT)
-    for name in METRICS:
-        _array(name, E.get(name), (np.float64,), 2, "a float64 array (prompts, passes x blocks)")
-    if set(E) != set(METRICS):
-        raise InvalidInput(f"checkpoint.{sorted(set(E) - set(METRICS))[0]}", f"only the metrics {METRICS}", "an array",
-                           hint=HINT)
-    _array("done", state.get("done"), (np.bool_,), 2, "a bool array (prompts, passes x blocks): the cells measured")
+    if not isinstance(state.get("passes"), dict):
+        raise InvalidInput("checkpoint.passes", "a dict (batch, pass) -> the cells of that pass",
+                           type(state.get("passes")).__name__, hint=HINT)
+    for (b, p), seg in sorted(state["passes"].items()):
+        where = f" ({pass_file(b, p)})"
+        if seg.get("extra"):
+            raise InvalidInput(f"checkpoint.{seg['extra'][0]}", f"no such entry in a version-{VERSION} pass file{where}",
+                               "an array", hint=HINT)
+        E = seg.get("E")
+        if not isinstance(E, dict):
+            raise InvalidInput("checkpoint.E", "a dict of metric arrays" + where, type(E).__name__, hint=HINT)
+        for name in METRICS:
+            _array(name, E.get(name), (np.float64,), 2, "a float64 array (batch rows, blocks of one pass)" + where)
+        if set(E) != set(METRICS):
+            raise InvalidInput(f"checkpoint.{sorted(set(E) - set(METRICS))[0]}", f"only the metrics {METRICS}{where}",
+                               "an array", hint=HINT)
+        _array("done", seg.get("done"), (np.bool_,), 2, "a bool array (batch rows, blocks of one pass): the cells "
+               "measured" + where)
     if state.get("x") is not None:
         _array("x", state["x"], (np.float32, np.float64), 3, "a float32 / float64 array (batch rows, tokens, D)")
     return state
+
+
+def assemble(state: dict, run: RunShape) -> dict:
+    """The pass files of ``state`` laid out as ``E`` and ``done`` arrays ``(prompts, passes * n_blocks)``
+    (unmeasured cells 0 / False); a pass file of another shape or outside the run is refused."""
+    E = {name: np.zeros((run.prompts, run.depth)) for name in METRICS}
+    done = np.zeros((run.prompts, run.depth), dtype=bool)
+    point = (state["batch"], state["next_pass"])
+    for (b, p), seg in sorted(state["passes"].items()):
+        if (b, p) == point == max(state["passes"]):
+            continue  # the last file, written just before an interrupt, before the state that would count it
+        if not (b < len(run.batches) and p < run.passes):
+            raise InvalidInput("checkpoint.done", f"pass files of batches < {len(run.batches)} and passes < {run.passes}",
+                               pass_file(b, p), hint=HINT)
+        lo, hi = run.batches[b]
+        cols = slice(p * run.n_blocks, (p + 1) * run.n_blocks)
+        shape = (hi - lo, run.n_blocks)
+        for name in (*METRICS, "done"):
+            value = seg["done"] if name == "done" else seg["E"][name]
+            if value.shape != shape:
+                raise InvalidInput(f"checkpoint.{name}", f"shape {shape} (prompts of batch {b}, blocks of one pass) in "
+                                   f"{pass_file(b, p)}", value.shape, hint=HINT)
+            (done if name == "done" else E[name])[lo:hi, cols] = value
+    out = {k: v for k, v in state.items() if k != "passes"}
+    return dict(out, E=E, done=done)
 
 
 def done_mask(run: RunShape, batch: int, next_pass: int) -> np.ndarray:
@@ -230,7 +310,8 @@ def _cell(mask: np.ndarray, values: np.ndarray) -> str:
 
 
 def check_checkpoint(state, run: RunShape) -> dict:
-    """Check ``state`` (as :func:`load_checkpoint` gives it) against ``run``; returns it unchanged."""
+    """Check ``state`` (as :func:`load_checkpoint` gives it) against ``run``; returns the resume state:
+    the header fields, ``x``, and ``E`` / ``done`` assembled from the pass files (:func:`assemble`)."""
     check_structure(state)
     if state["fingerprint"] != run.fingerprint:
         raise InvalidInput("checkpoint.fingerprint", "the fingerprint of this run (same options, weights and prompts)",
@@ -246,12 +327,7 @@ def check_checkpoint(state, run: RunShape) -> dict:
         raise InvalidInput("checkpoint.next_pass", f"a pass in [0, {run.passes})", next_pass, hint=HINT)
     if batch == n_batches and next_pass:
         raise InvalidInput("checkpoint.next_pass", f"0 when every batch is done (batch = {batch})", next_pass, hint=HINT)
-    shape = (run.prompts, run.depth)
-    for name in (*METRICS, "done"):
-        value = state["done"] if name == "done" else state["E"][name]
-        if value.shape != shape:
-            raise InvalidInput(f"checkpoint.{name}", f"shape {shape} (prompts, passes x blocks of this run)", value.shape,
-                               hint=HINT)
+    state = assemble(state, run)
     done = state["done"]
     implied = _implied_point(done, run)
     if implied is None:
@@ -310,5 +386,5 @@ def _check_state(x, E_first: np.ndarray, run: RunShape, batch: int, next_pass: i
                            f"a non-finite value in row {row} (prompt {lo + row})", hint=HINT)
 
 
-__all__ = ["FORMAT", "NAME", "RANGES", "RunShape", "VERSION", "check_checkpoint", "check_structure", "done_mask",
-           "load_checkpoint", "save_checkpoint"]
+__all__ = ["FORMAT", "NAME", "RANGES", "RunShape", "STATE", "VERSION", "assemble", "check_checkpoint", "check_structure",
+           "done_mask", "load_checkpoint", "pass_file", "save_checkpoint"]

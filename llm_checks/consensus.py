@@ -13,8 +13,9 @@ then re-drawn before every later pass with seed ``42 + i + 1``).
 
 Long runs: ``checkpoint(state)`` is called after every pass of every prompt batch with everything
 needed to continue, in the versioned format of :mod:`llm_checks.checkpoint` (which stores it):
-``format``, ``version``, ``fingerprint``, ``batch``, ``next_pass``, ``dtype``, the metric arrays
-``E``, the ``done`` mask of the cells measured and the residual stream ``x`` mid-batch.
+``format``, ``version``, ``fingerprint``, ``batch``, ``next_pass``, ``dtype``, the residual stream
+``x`` mid-batch and ``segment``: the metric cells ``E`` and ``done`` mask of the pass just measured
+(batch rows x blocks of one pass), so each checkpoint costs one pass, whatever the depth.
 ``resume=state`` is checked against this run (:func:`llm_checks.checkpoint.check_checkpoint`)
 before any work, then continues and gives the same numbers as an uninterrupted run, bit for bit
 (each pass's state and fresh-weight seed are reproduced exactly).  ``compare_float32`` re-runs the
@@ -36,6 +37,7 @@ import numpy as np
 
 from theorems.errors import InvalidInput
 
+from numerics.spread import DESCRIPTION, METRIC_RANGES, Spread, spread
 from numerics.support.progress import Progress
 
 from ._deps import require_torch
@@ -91,26 +93,39 @@ class ConsensusResult:
     drift: dict | None = None
     run: dict = field(default_factory=dict)
 
-    def band(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(mean, lower, upper)`` across prompts at every depth (95% Student-t band)."""
-        from scipy import stats
+    def spread(self, name: str) -> Spread:
+        """The one statistic across prompts at every depth: median and 10-90% band, clipped to the
+        metric's range (:mod:`numerics.spread`); the text, the JSON and the figure all show it."""
+        return spread(self.E[name], METRIC_RANGES[name])
 
-        values = self.E[name]
-        n = values.shape[0]
-        mean = values.mean(axis=0)
-        if n < 2:
-            nan = np.full_like(mean, np.nan)
-            return mean, nan, nan
-        half = stats.t.ppf(0.975, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)
-        return mean, mean - half, mean + half
+    def band(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(median, low, high)`` across prompts at every depth (:meth:`spread`)."""
+        s = self.spread(name)
+        return s.median, s.low, s.high
 
     def summary(self) -> dict[str, Any]:
         out = {}
         for name in METRICS:
-            mean, lo, hi = self.band(name)
-            out[name] = {"final_mean": float(mean[-1]), "final_band": [float(lo[-1]), float(hi[-1])],
-                         "first_block_mean": float(mean[0]), "min_mean": float(mean.min())}
+            s = self.spread(name)
+            last, first = s.at(-1), s.at(0)
+            out[name] = {"final_median": last["median"], "final_band": last["band"],
+                         "first_block_median": first["median"], "first_block_band": first["band"],
+                         "min_median": float(s.median.min())}
+            if "raw_min" in last:
+                out[name]["final_raw_min"] = last["raw_min"]
         return out
+
+    def render(self) -> str:
+        """The console text (:func:`llm_checks.render.render_consensus`)."""
+        from .render import render_consensus
+        return render_consensus(self)
+
+    def figure(self, ax: Any = None, *, title: str | None = None) -> Any:
+        """E across depth: the median and the 10-90% band of every metric (the numbers of :meth:`summary`)."""
+        from numerics.support.plot_layers import consensus_curves_figure, consensus_title
+
+        return consensus_curves_figure(self.E, self.n_blocks, title or consensus_title(self.provenance, asdict(self.options)),
+                                       ax=ax)
 
     def to_json(self, per_prompt: bool = True) -> dict[str, Any]:
         """Everything but ``run`` (wall time, resume facts) is identical for a resumed run."""
@@ -128,7 +143,7 @@ class ConsensusResult:
             "layers": int(self.E["E_first"].shape[1]),
             "seconds": self.seconds,
             "summary": self.summary(),
-            "band": "mean +- t(0.975, n-1) * sd / sqrt(n) across prompts",
+            "band": DESCRIPTION,
             "metrics": metrics,
             "per_prompt_layout": "metrics.NAME.per_prompt[prompt][block], blocks counted across passes",
             "states": ("after each block, " + ("the final norm applied" if o.final_ln else "raw residual stream (no final norm)")
@@ -142,8 +157,8 @@ class ConsensusResult:
         buffer = io.BytesIO()
         arrays = {name: self.E[name] for name in METRICS}
         for name in METRICS:
-            mean, lo, hi = self.band(name)
-            arrays.update({f"{name}_mean": mean, f"{name}_lower": lo, f"{name}_upper": hi})
+            median, lo, hi = self.band(name)
+            arrays.update({f"{name}_median": median, f"{name}_lower": lo, f"{name}_upper": hi})
         meta = json.dumps(self.to_json(per_prompt=False)).encode()
         np.savez_compressed(buffer, prompt_ids=self.prompt_ids, **arrays, meta=np.frombuffer(meta, dtype=np.uint8))
         return buffer.getvalue()
@@ -250,12 +265,15 @@ def measure_consensus(
             if progress is not None:
                 progress(done / max(1, total))
 
-        def saved(p, x_next, b=b):
+        def saved(p, x_next, b=b, lo=lo, hi=hi):
             if checkpoint is None:
                 return
             last = p + 1 == options.passes
-            checkpoint({"format": FORMAT, "version": VERSION, "fingerprint": key, "E": {n: E[n].copy() for n in METRICS},
-                        "done": measured.copy(), "batch": b + 1 if last else b, "next_pass": 0 if last else p + 1,
+            cols = slice(p * n_blocks, (p + 1) * n_blocks)  # this pass's cells only: O(pass), not O(run)
+            segment = {"batch": b, "pass": p, "E": {n: E[n][lo:hi, cols].copy() for n in METRICS},
+                       "done": measured[lo:hi, cols].copy()}
+            checkpoint({"format": FORMAT, "version": VERSION, "fingerprint": key, "segment": segment,
+                        "batch": b + 1 if last else b, "next_pass": 0 if last else p + 1,
                         "x": None if last else _host(x_next), "dtype": str(stack_dtype)})
 
         start_pass = first_pass if b == first_batch else 0

@@ -126,3 +126,15 @@ def refeed(
             x = stack.final_norm(x)
             if on_pass_end is not None:
                 on_pass_end(p, x)
+
+
+def embedding_metrics(model, input_ids, anchor="first", center: bool = False) -> dict:
+    """The metrics of docs/model.md §4 on ``x_0 = embed(ids)``, before block 1 (the authors record E
+    there too): ``{name: (prompts,) float64 numpy array}`` for ``input_ids`` ``(prompts, tokens)``."""
+    torch = require_torch()
+    from .metrics import consensus_metrics
+
+    stack = stack_of(model)
+    with torch.no_grad():
+        x = stack.embed(input_ids.to(stack.device))
+        return {name: value.cpu().numpy() for name, value in consensus_metrics(x, anchor, center).items()}

@@ -283,7 +283,7 @@ def parse(text: object, grammar: Grammar, field: str) -> Parsed:
     return Parsed(expr, tuple(parser.conditions))
 
 
-def symbols(names: Iterable[str], **assumptions) -> dict[str, sympy.Symbol]:
+def symbols(names: Iterable[str], **assumptions: bool) -> dict[str, sympy.Symbol]:
     return {n: sympy.Symbol(n, **assumptions) for n in names}
 
 

@@ -112,7 +112,7 @@ def admit_schedule(m: object, d: int, field: str) -> MatrixSchedule:
     raise InvalidType(field, "a ConstantMatrix, SymbolicMatrix, LayerStack or a d x d matrix", type(m).__name__)
 
 
-def plain(x):
+def plain(x: Any) -> Any:
     """Convert SymPy / numpy data to the JSON-like form the reader accepts."""
     if isinstance(x, (str, int, float, dict)) or x is None:
         return x

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from verify.cli import cmd_reproduce
+from verify.api import reproduce as cmd_reproduce  # the case ids live with the option table
 from verify.cli.main import main
 from verify.reproduce import SIM_CASES, LLM_CASE_IDS
 from verify.reproduce.records import ClaimKind, ClaimRow, ClaimStatus, Report
@@ -78,8 +78,10 @@ def test_only_lists_its_case_ids_in_the_help(capsys):
 
 
 def test_the_static_case_table_is_the_runners():
+    from verify.reproduce.llm_tasks import llm_cases
+
     assert cmd_reproduce.SIM_CASE_IDS == tuple(c.id for c in SIM_CASES)
-    assert cmd_reproduce.LLM_CASE_IDS == tuple(c.id for c in cmd_reproduce.llm_cases()) == LLM_CASE_IDS
+    assert cmd_reproduce.LLM_CASE_IDS == tuple(c.id for c in llm_cases()) == LLM_CASE_IDS
     assert cmd_reproduce.CASE_IDS == cmd_reproduce.SIM_CASE_IDS + cmd_reproduce.LLM_CASE_IDS
 
 
@@ -98,6 +100,6 @@ def test_an_unknown_case_id_exits_2_with_close_matches_and_the_valid_ids(only, c
     with contextlib.redirect_stdout(io.StringIO()):
         rc = main(["reproduce", "--smoke", "--only", only, "--out", str(tmp_path / "r"), "--no-progress"])
     err = capsys.readouterr().err
-    assert rc == 2 and f"unknown --only case id {only!r}" in err and f"did you mean {close}" in err
+    assert rc == 2 and err.startswith("verify reproduce: error: --only:") and repr(only) in err and f"did you mean {close}" in err
     assert all(cid in err for cid in cmd_reproduce.CASE_IDS) and "Traceback" not in err
     assert not (tmp_path / "r").exists()

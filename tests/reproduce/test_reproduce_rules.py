@@ -128,10 +128,35 @@ def test_claims_say_whose_they_are():
     kinds = {c.id: c.kind.value for c in CLAIMS}
     assert kinds["check-3.2"] == kinds["check-4.2"] == kinds["check-4.4-sym"] == "self-check"
     assert kinds["thm-4.4-align"] == kinds["same-sign-not-implied"] == "spec"
-    assert sum(k == "paper" for k in kinds.values()) == 13
     labels = {c.id: c.label for c in CLAIMS}
+    other = {cid for cid, label in labels.items() if label == "on other models"}
+    assert other == {"trained-faster-smollm2", "trained-faster-minilm", "periodicity-reduces-collapse-minilm"}
+    assert sum(k == "paper" and cid not in other for cid, k in kinds.items()) == 14  # the paper's claims on its own models
     assert labels["rate-ordering-time"] == "speculation"
-    assert labels["trained-faster-smollm2"] == labels["trained-faster-minilm"] == "stand-in models"
+    # every paper claim about the LLMs has its own row on the paper's models, stand-in rows beside it
+    assert {"llm-trained-consensus", "trained-faster", "periodicity-reduces-collapse", "llm-ffn-mixed"} <= set(kinds)
+
+
+def test_per_prompt_rules_decide_by_a_sign_test_not_a_mean_band():
+    """SmolLM2's case: 7 of 8 prompts at E ~ 5e-14 and one at 0.05; the mean +- t band reaches below 0."""
+    def m(values):
+        return Measurement(float(np.mean(values)), float(np.min(values)), float(np.max(values)), len(values), "E", "student-t 95%",
+                           tuple(values))
+
+    seven = m([5e-14] * 7 + [0.05])
+    assert decide(R.most_below("q", 1e-6), {"q": seven})[0] is ClaimStatus.AGREES  # 7/8: p = 9/256 < 0.05
+    assert decide(R.most_below("q", 1e-6), {"q": m([5e-14] * 6 + [0.05] * 2)})[0] is ClaimStatus.NOT_SUPPORTED  # p = 0.14
+    assert decide(R.most_below("q", 1e-6), {"q": m([0.05] * 8)})[0] is ClaimStatus.CONTRADICTED
+    random, trained = m([0.4, 0.5, 0.45, 0.6, 0.55]), m([1e-3, 2e-3, 1e-3, 0.7, 1e-4])
+    status, reason = decide(R.most_greater("r", "t"), {"r": random, "t": trained})
+    assert status is ClaimStatus.NOT_SUPPORTED and "4/5 prompts" in reason  # 4/5 is p = 0.19: not significant
+    assert decide(R.most_greater("t", "r"), {"r": random, "t": trained})[0] is ClaimStatus.NOT_SUPPORTED
+    nine = m([0.4] * 9 + [0.1]), m([0.2] * 10)
+    assert decide(R.most_greater("a", "b"), {"a": nine[0], "b": nine[1]})[0] is ClaimStatus.AGREES  # 9/10: p = 0.011
+    assert decide(R.most_greater("b", "a"), {"a": nine[0], "b": nine[1]})[0] is ClaimStatus.CONTRADICTED
+    no_values = Measurement(0.1, 0.0, 0.2, 5, "E", "student-t 95%", None)
+    assert decide(R.most_below("q", 1e-6), {"q": no_values})[0] is ClaimStatus.NOT_TESTABLE
+    assert R.from_json(R.most_greater("a", "b").to_json()) == R.most_greater("a", "b")
 
 
 def test_random_u_rule_states_its_threshold_and_the_rate_rule_reads_early_and_time():

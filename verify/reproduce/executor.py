@@ -113,7 +113,8 @@ class DaskExecutor:
             self._cluster.close()
 
 
-def make_executor(workers: int | None = None, scheduler: str | None = None, processes: bool = True):
+def make_executor(workers: int | None = None, scheduler: str | None = None,
+                  processes: bool = True) -> SerialExecutor | DaskExecutor:
     """Serial without either argument (dask is then never imported), else :class:`DaskExecutor`."""
     if workers is None and scheduler is None:
         return SerialExecutor()

@@ -1,10 +1,12 @@
 """Measurements and figures of the LLM cases, from the raw ``E_first`` curves their tasks return.
 
-The tasks themselves (model loading, re-feeding) live outside :mod:`verify` (the CLI passes them
-in, :mod:`verify.cli.reproduce_llm`); here only numpy.  A part's ``raw["E"]`` is ``(prompts,
-layers)``: ``E_first`` after every layer across the re-fed passes.
+The tasks themselves (``verify.consensus`` calls) are :mod:`.llm_tasks`; here only numpy.  A
+part's ``raw["E"]`` is ``(prompts, layers)``: ``E_first`` after every layer across the re-fed
+passes.  ``details["reached"]`` says what a curve covers (prompts, layers, passes x blocks): every
+LLM row of the report names it.
 
-* ``E_first_block1_<v>`` / ``E_first_last_<v>``: after the first and the last layer, across prompts.
+* ``E_first_block1_<v>`` / ``E_first_last_<v>``: after the first and the last layer, across prompts
+  (the per-prompt values are stored: the claims' per-prompt rules read them).
 * ``E_first_slope_<v>``: per prompt, the least-squares slope of ``E_first`` against the layer index
   over the **last half** of depth, then its mean and band across prompts: a significant downward
   trend is a slope band below 0.
@@ -37,6 +39,11 @@ def _skipped(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+def reached(E: np.ndarray, n_blocks: int) -> str:
+    """What a curve covers: prompts, layers, passes x blocks."""
+    return f"{E.shape[0]} prompts, {E.shape[1]} layers ({E.shape[1] // n_blocks} passes x {n_blocks} blocks)"
+
+
 def _curve_measurements(name: str, tag: str, label: str, E: np.ndarray) -> dict[str, Any]:
     return {
         f"E_first_block1_{tag}": mean_band(E[:, 0], f"{name}, {label}: E_first after layer 1, across prompts"),
@@ -53,24 +60,31 @@ def depth_finish(scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out = merge(parts)
     name = parts[0]["details"]["model"]
     curves = {}
+    out["provenance"] = {}
     for p in parts:
+        fresh = p["raw"].get("mode") == "random-fresh"
         tag, label = ("ffn", "feedforward kept") if p["raw"]["ffn"] else ("noffn", "feedforward removed")
-        out["measurements"].update(_curve_measurements(name, tag, f"random weights, {label}", p["raw"]["E"]))
-        out["details"][tag] = {"load_s": p["details"]["load_s"], "measure_s": p["details"]["measure_s"], "layers": int(p["raw"]["E"].shape[1])}
-        curves[label] = p["raw"]["E"]
+        tag, weights = (tag + "-fresh", "random weights re-drawn every pass") if fresh else (tag, "random weights")
+        out["measurements"].update(_curve_measurements(name, tag, f"{weights}, {label}", p["raw"]["E"]))
+        out["details"][tag] = {"measure_s": p["details"]["measure_s"], "layers": int(p["raw"]["E"].shape[1])}
+        out["provenance"][tag] = p["provenance"]
+        curves[f"{label}, re-drawn" if fresh else label] = p["raw"]["E"]
     E = parts[0]["raw"]["E"]
-    out["details"] = {k: v for k, v in out["details"].items() if k not in ("load_s", "measure_s")}
+    out["details"] = {k: v for k, v in out["details"].items() if k != "measure_s"}
+    out["details"]["reached"] = reached(E, parts[0]["raw"]["n_blocks"])
     out["figures"] = [{"name": f"llm-{name}.png",
                        "png": curves_png(curves, f"{name}, random init: {E.shape[0]} prompts, {E.shape[1]} layers", parts[0]["raw"]["n_blocks"]),
-                       "caption": f"{name} shape with random weights (drawn once): E_first after every block over {E.shape[1]} layers "
-                                  f"(re-fed passes), median over {E.shape[0]} random-token prompts with the 10-90% band, feedforward removed and kept."}]
-    inst = f"{name} random init (variants: feedforward removed, kept)"
+                       "caption": f"{name} shape with random weights (drawn once, and re-drawn every pass where shown): E_first "
+                                  f"after every block over {E.shape[1]} layers (re-fed passes), median over {E.shape[0]} random-token "
+                                  "prompts with the 10-90% band, feedforward removed and kept."}]
+    inst = f"{name} random init ({len(parts)} variants)"
+    n, kept = len(parts), sum(1 for p in parts if not p["raw"]["ffn"])
     out["hypotheses"] = [
-        {"theorem": "4.2", "instances": inst, "predicate": "mask_causal", "holds": 2, "fails": 0, "unknown": 0, "n": 2,
+        {"theorem": "4.2", "instances": inst, "predicate": "mask_causal", "holds": n, "fails": 0, "unknown": 0, "n": n,
          "example": "causal self-attention (explicit causal mask in the measurement)"},
-        {"theorem": "4.2", "instances": inst, "predicate": "U_identity", "holds": 0, "fails": 2, "unknown": 0, "n": 2,
+        {"theorem": "4.2", "instances": inst, "predicate": "U_identity", "holds": 0, "fails": n, "unknown": 0, "n": n,
          "example": "random Gaussian value and output projections are not the identity (by construction; `verify audit` measures the deviation)"},
-        {"theorem": "4.2", "instances": inst, "predicate": "no_feedforward", "holds": 1, "fails": 1, "unknown": 0, "n": 2,
+        {"theorem": "4.2", "instances": inst, "predicate": "no_feedforward", "holds": kept, "fails": n - kept, "unknown": 0, "n": n,
          "example": "the continuous model has no feedforward: the 'removed' variant matches it, the 'kept' variant lies outside the theory"},
     ]
     return out
@@ -96,6 +110,7 @@ def standin_finish(scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     E, mask = parts[0]["raw"]["E"], parts[0]["raw"]["mask"]
     passes = E.shape[1] // parts[0]["raw"]["n_layers"]
     out["details"]["role"] = "stand-in for GPT-2 XL (trained GPT-2 XL weights are not available offline)"
+    out["details"]["reached"] = reached(E, parts[0]["raw"]["n_layers"])
     out["details"]["protocol"] = ("embed once; each pass runs every layer with the model's own mask and final normalisation, "
                                   "then feeds the output back; E_first on each layer's raw output")
     out["figures"] = [{"name": f"llm-{name}-trained-vs-random.png",

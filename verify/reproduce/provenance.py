@@ -5,6 +5,7 @@ imported).  The LLM cases add their own provenance (dtype, device, model source)
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from theorems.provenance import Provenance
@@ -21,7 +22,7 @@ SEEDS = {
     "sim-grid": "preset seeds 2000 + run for every cell; P random in depth: default_rng([7000, run, interval]) per unit interval",
     "theorems": "built-in examples of the catalogue (deterministic)",
     "llm": "prompts and random init with seed 0 (llm_checks.prompts.random_prompts, transformers init under torch.manual_seed); "
-           "re-drawn random weights of the stand-ins: seed 42 + i for pass i >= 1 (the re-draw after pass i - 1)",
+           "re-drawn random weights (random-fresh): seed 42 + i for pass i >= 1 (the re-draw after pass i - 1)",
 }
 
 
@@ -33,3 +34,29 @@ def base_provenance(scale: Scale, options: Mapping[str, Any]) -> Provenance:
                     "llm": "recorded per case (default float32 on cpu)"},
         details={"scale": scale.to_json(), "seeds": dict(SEEDS), "device": {"simulations": "cpu (numpy)"}},
         layout=("machine", "packages", "scale", "options", "seeds", "arithmetic", "device"))
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.:/-])/(?:[^\s/\"',;()]+/)*[^\s/\"',;()]*")
+"""An absolute POSIX path inside a string (not the ``//`` of a URL, not a relative path)."""
+
+
+def _portable_path(path: str) -> str:
+    """``.../site-packages/pkg/file`` -> ``pkg/file`` (where an installed package keeps it); any
+    other absolute path -> its last component, marked ``<...>/``."""
+    if "/site-packages/" in path:
+        return path.split("/site-packages/", 1)[1]
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return f"<...>/{name}" if name else "<...>"
+
+
+def portable(value: Any) -> Any:
+    """``value`` (JSON-like) with every absolute path rewritten by :func:`_portable_path`: a report
+    states which files it read, not where this machine keeps them (a committed report must not
+    carry a user's directories)."""
+    if isinstance(value, str):
+        return _ABSOLUTE.sub(lambda m: _portable_path(m.group(0)) if len(m.group(0)) > 1 else m.group(0), value)
+    if isinstance(value, Mapping):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [portable(v) for v in value]
+    return value

@@ -37,8 +37,15 @@ class ClaimKind(enum.Enum):
 
 VERB = {"agrees": "agree"}
 """The headline's plural of a status."""
+OTHER_MODELS = "on other models"
+"""The label of a row that tests a paper's claim on a stand-in model (MiniLM, SmolLM2)."""
+OTHER_MODELS_LABEL = "the paper's claims on other models (stand-ins, not counted with the paper's)"
 KIND_LABEL = {ClaimKind.PAPER: "the paper's claims", ClaimKind.READING: "this project's claims (its reading, docs/model.md)",
               ClaimKind.SELF_CHECK: "the toolkit's self-checks"}
+
+
+def _counted(label: str, counts: Mapping[str, int]) -> str:
+    return f"{label} ({sum(counts.values())}): " + ", ".join(f"{v} {VERB.get(s, s)}" for s, v in counts.items() if v)
 
 
 def _num(x: float | None) -> float | None:
@@ -164,6 +171,11 @@ class ClaimRow:
     label: str = ""
     """Extra qualifier shown with the kind (``speculation``, ``stand-in models``)."""
 
+    @property
+    def other_models(self) -> bool:
+        """A paper's claim tested on a stand-in model, not the paper's own: counted apart."""
+        return self.label == OTHER_MODELS
+
     def kind_text(self) -> str:
         return self.kind.value + (f" ({self.label})" if self.label else "")
 
@@ -185,24 +197,35 @@ class Report:
     cases: tuple[CaseResult, ...]
     provenance: Mapping[str, Any]
 
-    def counts(self, kind: ClaimKind | None = None) -> dict[str, int]:
-        rows = [r for r in self.rows if kind is None or r.kind is kind]
+    def counts(self, kind: ClaimKind | None = None, other_models: bool | None = None) -> dict[str, int]:
+        """Rows per status, of one kind (``None``: all) and, with ``other_models``, only the rows on
+        other models (``True``) or only the others (``False``)."""
+        rows = [r for r in self.rows if (kind is None or r.kind is kind)
+                and (other_models is None or r.other_models == other_models)]
         return {s.value: sum(1 for r in rows if r.status is s) for s in ClaimStatus}
 
     def headline(self) -> list[tuple[ClaimKind, dict[str, int]]]:
-        """Counts per kind of claim, the paper's first; kinds without rows are left out."""
-        return [(k, self.counts(k)) for k in ClaimKind if any(r.kind is k for r in self.rows)]
+        """Counts per kind of claim, the paper's first (only its claims on its own models and
+        simulations); kinds without rows are left out.  :meth:`other_models` counts the rest."""
+        return [(k, self.counts(k, other_models=False)) for k in ClaimKind
+                if any(r.kind is k and not r.other_models for r in self.rows)]
+
+    def other_models(self) -> dict[str, int] | None:
+        """Counts of the paper's claims tested on stand-in models (``None`` when there are none)."""
+        return self.counts(other_models=True) if any(r.other_models for r in self.rows) else None
 
     def headline_text(self) -> str:
         parts = []
         for kind, counts in self.headline():
-            total = sum(counts.values())
-            parts.append(f"{KIND_LABEL[kind]} ({total}): " + ", ".join(f"{v} {VERB.get(s, s)}" for s, v in counts.items() if v))
+            parts.append(_counted(KIND_LABEL[kind], counts))
+            if kind is ClaimKind.PAPER and self.other_models():
+                parts.append(_counted(OTHER_MODELS_LABEL, self.other_models()))
         return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": "consensus-verify reproduction report", "scale": self.scale,
                 "headline": [{"claims": k.value, "counts": c} for k, c in self.headline()],
+                "headline_other_models": self.other_models(),
                 "counts": self.counts(),
                 "claims": [r.to_json() for r in self.rows], "cases": [c.to_json() for c in self.cases],
                 "provenance": dict(self.provenance)}

@@ -10,7 +10,7 @@ import json
 
 from . import rules as rules_module
 from .hypotheses import summary as hypotheses_summary
-from .records import KIND_LABEL, VERB, ClaimRow, Report
+from .records import KIND_LABEL, OTHER_MODELS_LABEL, VERB, ClaimKind, ClaimRow, Report
 
 STATUS_MARK = {"agrees": "agrees", "contradicted": "**contradicted**", "not supported": "not supported",
                "not testable here": "_not testable here_"}
@@ -24,13 +24,19 @@ STATUS_MEANING = (
 )
 
 
+def _line(label: str, counts: dict[str, int]) -> str:
+    parts = ", ".join(f"{v} {VERB.get(s, s)}" for s, v in counts.items() if v)
+    return f"- **{label[0].upper() + label[1:]}** ({sum(counts.values())}): {parts}."
+
+
 def headline(report: Report) -> str:
-    """The split headline: the paper's claims first, then this project's reading, then the self-checks."""
+    """The split headline: the paper's claims (on its own models and simulations) first, then the
+    paper's claims on other models, this project's reading, the self-checks."""
     lines = []
     for kind, counts in report.headline():
-        total = sum(counts.values())
-        parts = ", ".join(f"{v} {VERB.get(s, s)}" for s, v in counts.items() if v)
-        lines.append(f"- **{KIND_LABEL[kind][0].upper() + KIND_LABEL[kind][1:]}** ({total}): {parts}.")
+        lines.append(_line(KIND_LABEL[kind], counts))
+        if kind is ClaimKind.PAPER and report.other_models():
+            lines.append(_line(OTHER_MODELS_LABEL, report.other_models()))
     return "\n".join(lines)
 
 
@@ -44,11 +50,14 @@ def _measured(row: ClaimRow, models: dict[str, str] | None = None) -> str:
     return f"measured on {', '.join(named)}:<br>{text}" if named and row.measurements else text
 
 
-def table(report: Report) -> str:
+def table(report: Report, other_models: bool = False) -> str:
+    """The claim rows (the paper's claims on other models apart with ``other_models=True``); an LLM
+    row names the model, the prompts and the layers reached."""
     lines = ["| id | whose claim | claim | source | hypotheses on the instances used | measured (mean [95% band]) | status |",
              "|---|---|---|---|---|---|---|"]
-    models = {c.id: str(c.details["model"]) for c in report.cases if c.details.get("model")}
-    for row in report.rows:
+    models = {c.id: str(c.details["model"]) + (f" ({c.details['reached']})" if c.details.get("reached") else "")
+              for c in report.cases if c.details.get("model")}
+    for row in (r for r in report.rows if r.other_models == other_models):
         hyp = hypotheses_summary(row.hypotheses) if row.hypotheses else "—"
         lines.append("| " + " | ".join(_cell(c) for c in (f"`{row.id}`", row.kind_text(), row.claim, row.source, hyp, _measured(row, models),
                                                          STATUS_MARK[row.status.value])) + " |")
@@ -63,9 +72,15 @@ def render_markdown(report: Report) -> str:
            f"on {prov.get('generated_utc', '?')} UTC in {prov.get('wall_time_s', 0):.0f} s.", "",
            headline(report), "",
            "## Claim table", "", table(report), "",
+           *(["## The paper's claims on other models", "",
+              "Stand-in models (all-MiniLM-L6-v2, SmolLM2-135M) answer questions the paper asks of GPT-2 XL, whose trained "
+              "weights are not available offline. These rows are not counted with the paper's claims.", "",
+              table(report, other_models=True), ""] if report.other_models() else []),
            "Hypotheses column: for each theorem, `predicate holds/instances` from the catalogue's exact predicates on the "
            "instances the case used. Measurements are means over seeds or prompts with a 95% band (Student t for means, "
-           "Clopper–Pearson for shares; `extreme` = the maximum over every run).", "",
+           "Clopper–Pearson for shares; `extreme` = the maximum over every run). The LLM rows are decided per prompt "
+           "(how many prompts reach a level, or are lower in one variant than another: a sign test, with medians; see "
+           "below), and name the model, the prompts and the layers reached.", "",
            "## How a status is decided", "", rules_module.__doc__.strip(), "",
            *(f"- **{name}**: {meaning}." for name, meaning in STATUS_MEANING), "",
            "Each row's rule in one sentence (the JSON holds it as data, `rule`), and what it gave on these numbers:", "",

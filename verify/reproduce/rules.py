@@ -15,12 +15,20 @@ is; else not supported if any part is; else agrees.
 A band-based rule that reads a mean over a single run (``band == "single run (no band)"``) is
 **not testable here**: a single run has no band, and a zero-width band would let one run decide
 the row.  ``m.low``, ``m.mean``, ``m.high`` are a measurement's 95% band and mean.
+
+The LLM rows are decided per prompt (``most_below``, ``most_greater``): how many prompts reach a
+level, or are lower in one variant than in another (paired: the same prompts), with an exact
+one-sided sign test, and the median reported.  A mean with a Student-t band suits neither a
+quantity that spans ten orders of magnitude (one prompt at 0.05 among seven at 5e-14 puts the mean
+at 0.006 and the band below 0) nor the question asked (does E reach 0 on typical prompts?).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Union
+
+import numpy as np
 
 from .records import ClaimStatus, Measurement
 
@@ -269,8 +277,81 @@ class AllOf(Rule):
         return status, "; ".join(f"[{s.value}] {reason}" for s, reason in parts)
 
 
+SIGN_LEVEL = 0.05
+"""One-sided level of the per-prompt sign tests."""
+
+
+def _tail(k: int, n: int) -> float:
+    """``P[X >= k]`` for ``X ~ Binomial(n, 1/2)``, exactly."""
+    return sum(math.comb(n, j) for j in range(k, n + 1)) / 2 ** n
+
+
+def _sign(k: int, n: int) -> ClaimStatus:
+    """A significant majority (agrees), a significant minority (contradicted), or neither."""
+    return A if _tail(k, n) < SIGN_LEVEL else (C if _tail(n - k, n) < SIGN_LEVEL else S)
+
+
+def _per_prompt(m: Measurement, q: str) -> list[float] | None:
+    """The per-prompt values of ``q`` (``None`` when the measurement did not store them)."""
+    return None if m.values is None else list(m.values)
+
+
+@dataclass(frozen=True)
+class MostBelow(Rule):
+    """Per prompt: how many prompts reach ``level`` (a median and a share, not a mean and a band)."""
+
+    q: str
+    level: float
+    kind: ClassVar[str] = "most_below"
+    uses_band: ClassVar[bool] = False
+
+    def quantities(self):
+        return (self.q,)
+
+    def describe(self):
+        return (f"per prompt: agrees when significantly more than half of the prompts have {self.q} below {self.level:g} "
+                f"(exact one-sided sign test, level {SIGN_LEVEL:g}); contradicted when significantly fewer than half do; "
+                "otherwise not supported; the median is reported")
+
+    def _judge(self, m):
+        values = _per_prompt(m[self.q], self.q)
+        if not values:
+            return T, f"{self.q}: per-prompt values not stored"
+        k, n = sum(1 for v in values if v < self.level), len(values)
+        return _sign(k, n), (f"{self.q}: {k}/{n} prompts below {self.level:g} (sign test p = {_tail(k, n):.3g}); "
+                             f"median {float(np.median(values)):.3g}")
+
+
+@dataclass(frozen=True)
+class MostGreater(Rule):
+    """Per prompt, paired (the same prompts in both measurements): how many prompts have ``a > b``."""
+
+    a: str
+    b: str
+    kind: ClassVar[str] = "most_greater"
+    uses_band: ClassVar[bool] = False
+
+    def quantities(self):
+        return (self.a, self.b)
+
+    def describe(self):
+        return (f"per prompt (paired): agrees when significantly more than half of the prompts have {self.a} above {self.b} "
+                f"(exact one-sided sign test, level {SIGN_LEVEL:g}; ties count against); contradicted when significantly "
+                "more than half have it below; otherwise not supported; the medians are reported")
+
+    def _judge(self, m):
+        x, y = _per_prompt(m[self.a], self.a), _per_prompt(m[self.b], self.b)
+        if not x or not y or len(x) != len(y):
+            return T, f"{self.a} / {self.b}: paired per-prompt values not stored"
+        n = len(x)
+        above, below = sum(1 for u, v in zip(x, y) if u > v), sum(1 for u, v in zip(x, y) if u < v)
+        status = A if _tail(above, n) < SIGN_LEVEL else (C if _tail(below, n) < SIGN_LEVEL else S)
+        return status, (f"{self.a} above {self.b} on {above}/{n} prompts, below on {below} (sign test p = "
+                        f"{_tail(above, n):.3g}); medians {float(np.median(x)):.3g} vs {float(np.median(y)):.3g}")
+
+
 RULES: dict[str, type[Rule]] = {cls.kind: cls for cls in (UpperBelow, LowerAbove, MeanAtLeast, ShareTypical, Greater,
-                                                          Decrease, DownTrend, Ordered, AllOf)}
+                                                          Decrease, DownTrend, Ordered, AllOf, MostBelow, MostGreater)}
 KINDS = tuple(RULES)
 RuleLike = Union[Rule, Mapping[str, Any]]
 
@@ -293,6 +374,7 @@ def from_json(data: RuleLike) -> Rule:
 # Lower-case constructors, as the claims read them.
 upper_below, lower_above, mean_at_least, share_typical = UpperBelow, LowerAbove, MeanAtLeast, ShareTypical
 greater, decrease, down_trend = Greater, Decrease, DownTrend
+most_below, most_greater = MostBelow, MostGreater
 
 
 def ordered(*qs: str) -> Ordered:

@@ -20,6 +20,7 @@ tasks in flight.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
@@ -29,8 +30,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .claims import CLAIMS, Claim
 from .executor import SerialExecutor
 from .figures import compact_png
-from .provenance import base_provenance
-from .records import CaseResult, ClaimKind, ClaimRow, ClaimStatus, Figure, Measurement, Report
+from .provenance import base_provenance, portable
+from .records import OTHER_MODELS, CaseResult, ClaimKind, ClaimRow, ClaimStatus, Figure, Measurement, Report
 from .rules import quantities
 from .scale import Scale
 from .sim_grid import grid_finish, grid_tasks
@@ -230,7 +231,9 @@ def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[
               resume: bool = False) -> Report:
     """Run the simulation cases, the theorem checks and ``extra_cases`` (the LLM cases) at
     ``scale``; with ``only``, just those case ids and the claims they fully cover.  Rows are
-    ordered by kind: the paper's claims first, then this project's reading, then the self-checks."""
+    ordered by kind: the paper's claims first (on its own models, then on other models), then this
+    project's reading, then the self-checks.  Absolute paths in the provenance and the case details
+    are made portable (:func:`~.provenance.portable`)."""
     started = time.perf_counter()
     cases = list(SIM_CASES) + list(extra_cases)
     ids = [c.id for c in cases]
@@ -246,10 +249,12 @@ def reproduce(scale: Scale, *, extra_cases: Sequence[Case] = (), only: Iterable[
     results, run_info = run_cases(cases, scale, executor, cache_dir, resume, progress)
     order = list(ClaimKind)
     chosen = [c for c in claims if selected is None or set(c.cases) <= selected]
-    rows = tuple(build_row(claim, results) for claim in sorted(chosen, key=lambda c: order.index(c.kind)))
+    rows = tuple(build_row(claim, results) for claim in
+                 sorted(chosen, key=lambda c: (order.index(c.kind), c.label == OTHER_MODELS)))  # the paper's own models first
     prov = base_provenance(scale, options or {}).with_details(
         executor=executor.describe(), resume=dict(run_info, resumed=resume),
         case_wall_times_s={cid: round(r.wall_time_s, 2) for cid, r in results.items()},
         wall_time_s=round(time.perf_counter() - started, 2),
         llm_provenance={cid: dict(r.provenance) for cid, r in results.items() if r.provenance})
-    return Report(scale.name, rows, tuple(results.values()), prov.to_json())
+    cases = tuple(dataclasses.replace(r, details=portable(r.details), provenance=portable(r.provenance)) for r in results.values())
+    return Report(scale.name, rows, cases, portable(prov.to_json()))

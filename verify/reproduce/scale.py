@@ -1,9 +1,11 @@
 """The three scales of ``verify reproduce``: how many seeds, tokens, prompts and passes.
 
-``smoke`` is for CI (tiny model shapes, few seeds, ~1-2 minutes); ``quick`` finishes in under
-10 minutes on 2 CPU cores (the real GPT-2 XL / GPT-Neo 2.7B shapes with few prompts and tokens,
-three passes; the stand-in models 20 passes); ``full`` is the paper's protocol (100 prompts x 200 tokens, 10 passes), about
-20 CPU-hours (``expected`` says how it was estimated from the quick run's task times; docs/reproduce.md has the table).
+``smoke`` is for CI (tiny model shapes, few seeds, ~1-2 minutes); ``quick`` takes about 10 minutes
+on 2 CPU cores (the real GPT-2 XL / GPT-Neo 2.7B shapes with few prompts and tokens, three passes;
+the stand-in models 20 passes); ``full`` uses the paper's prompts (100 prompts x 200 tokens) but 10
+passes, 1% of the paper's depth (1000 passes: 48,000 layers of GPT-2 XL), about 20 CPU-hours
+(``expected`` says how it was estimated from the quick run's task times; docs/reproduce.md has the
+table).  The paper's depth is a GPU run: benchmarks/gpu/ (``verify consensus --passes 1000``).
 """
 from __future__ import annotations
 

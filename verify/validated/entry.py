@@ -101,7 +101,8 @@ HORIZONS = (Fraction(1, 2), Fraction(2), Fraction(8))
 """Horizons tried in turn (each run restarts at 0: an early entry costs a short run only)."""
 
 
-def find_entry(field, tokens, horizons: Sequence[Fraction] = HORIZONS):
+def find_entry(field: Any, tokens: Any, horizons: Sequence[Fraction] = HORIZONS
+               ) -> tuple[HemisphereEntry | None, ValidatedTrajectory | None, Fraction | None]:
     """``(entry, trajectory, horizon)``: the first proved entry of a validated run to the first
     horizon of ``horizons`` that shows one, or ``(None, last trajectory, last horizon)``."""
     from .integrate import integrate_validated
