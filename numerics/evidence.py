@@ -77,7 +77,7 @@ def simulate_evidence(system: AttentionSystem, t_end: float = 15.0, *, rtol: flo
 def student_t_half_width(values: np.ndarray, level: float = 0.95, axis: int = 0) -> np.ndarray:
     """Half-width ``t_{(1+level)/2, n-1} sd / sqrt(n)`` of the Student-t band of a mean along
     ``axis`` (``n`` = the size of that axis, ``sd`` with ``ddof = 1``).  The one home of this band:
-    :func:`batch_statistics` here and :func:`verify.reproduce.stats.mean_band` call it.  Needs
+    :func:`batch_statistics` here and :func:`verify._reproduce.stats.mean_band` call it.  Needs
     ``n >= 2`` (one run has no band; the callers say so).  The band is about run-to-run variation
     of the mean, not a bound on a limit."""
     from scipy.stats import t as student

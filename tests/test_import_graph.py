@@ -3,7 +3,7 @@
 ``theorems`` is the base (it imports none of the others, nor plotting or BLAS control);
 ``numerics`` builds on ``theorems``; ``verify`` on both; only ``llm_checks`` imports torch or
 transformers at module level; nothing imports ``llm_checks`` except the CLI commands that
-dispatch to it; :mod:`verify.reproduce` never imports :mod:`verify.cli`.  Imports inside
+dispatch to it; :mod:`verify._reproduce` never imports :mod:`verify.cli`.  Imports inside
 functions count too (a lazy import is still a dependency); the few lazy imports of an optional
 heavy dependency outside ``llm_checks`` are listed below with their reason.
 """
@@ -99,7 +99,7 @@ def test_the_base_package_stays_light():
 
 def test_reproduce_does_not_import_the_cli():
     bad = [f"{rel} imports {name}" for rel, _, name, _, _ in _edges()
-           if rel.startswith("verify/reproduce/") and (name == "verify.cli" or name.startswith("verify.cli."))]
+           if rel.startswith("verify/_reproduce/") and (name == "verify.cli" or name.startswith("verify.cli."))]
     assert not bad, bad
 
 

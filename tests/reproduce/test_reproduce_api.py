@@ -1,6 +1,6 @@
 """``verify.reproduce(...)`` is the command as one library call with a real signature (generated
 from the option table, like ``verify.depth``), callable whether or not the package
-:mod:`verify.reproduce` was imported first; it checks its options before any work."""
+:mod:`verify._reproduce` was imported first; it checks its options before any work."""
 from __future__ import annotations
 
 import inspect
@@ -15,8 +15,9 @@ from verify.api.reproduce import COMMAND
 
 
 def test_the_signature_is_the_option_table():
-    import verify.reproduce  # noqa: F401  (the package: still callable, with the same signature)
+    import verify._reproduce  # noqa: F401  (the private implementation: importing it never shadows the function)
 
+    assert inspect.isfunction(verify.reproduce)
     names = [o.name for o in COMMAND.options if not o.cli_only]
     assert list(inspect.signature(verify.reproduce).parameters) == names
     assert "progress" in names and "no_progress" not in names
@@ -41,6 +42,6 @@ def test_bad_options_are_refused_naming_them(kwargs, field, tmp_path):
 
 
 def test_verify_reproduce_resolves_to_the_function_before_the_package_is_imported():
-    code = "import inspect, verify; f = verify.reproduce; print(inspect.isfunction(f), 'verify.reproduce' in __import__('sys').modules)"
+    code = "import inspect, verify; f = verify.reproduce; print(inspect.isfunction(f), 'verify._reproduce' in __import__('sys').modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["True", "False"], out.stderr[-2000:]

@@ -12,9 +12,9 @@ import pytest
 
 from verify.api import reproduce as cmd_reproduce  # the case ids live with the option table
 from verify.cli.main import main
-from verify.reproduce import SIM_CASES, LLM_CASE_IDS
-from verify.reproduce.records import ClaimKind, ClaimRow, ClaimStatus, Report
-from verify.reproduce.report_text import MAX_REASON_LINES, MORE, WIDTH, reason_lines, render_console
+from verify._reproduce import SIM_CASES, LLM_CASE_IDS
+from verify._reproduce.records import ClaimKind, ClaimRow, ClaimStatus, Report
+from verify._reproduce.report_text import MAX_REASON_LINES, MORE, WIDTH, reason_lines, render_console
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 
@@ -78,7 +78,7 @@ def test_only_lists_its_case_ids_in_the_help(capsys):
 
 
 def test_the_static_case_table_is_the_runners():
-    from verify.reproduce.llm_tasks import llm_cases
+    from verify._reproduce.llm_tasks import llm_cases
 
     assert cmd_reproduce.SIM_CASE_IDS == tuple(c.id for c in SIM_CASES)
     assert cmd_reproduce.LLM_CASE_IDS == tuple(c.id for c in llm_cases()) == LLM_CASE_IDS
@@ -89,7 +89,7 @@ def test_reproduce_help_imports_no_case_module():
     code = ("import contextlib, io, sys\nfrom verify.cli.main import main\ntry:\n"
             "    with contextlib.redirect_stdout(io.StringIO()): main(['reproduce', '--help'])\n"
             "except SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('numpy', 'sympy', 'verify.reproduce', 'torch') if m in sys.modules))")
+            "print(sorted(m for m in ('numpy', 'sympy', 'verify._reproduce', 'torch') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"

@@ -15,8 +15,8 @@ import pytest
 
 import numerics.support.progress as progress_module
 from verify.cli.main import main
-from verify.reproduce import SMOKE, reproduce
-from verify.reproduce.tasks import decode, encode
+from verify._reproduce import SMOKE, reproduce
+from verify._reproduce.tasks import decode, encode
 from report_compare import without_timings
 
 
@@ -68,7 +68,7 @@ def test_resume_ignores_a_cache_whose_inputs_changed(tmp_path):
 def test_the_codec_round_trips_exactly():
     import numpy as np
 
-    from verify.reproduce.stats import mean_band
+    from verify._reproduce.stats import mean_band
 
     part = {"a": np.array([[0.1, 1e-300], [np.pi, -0.0]]), "b": b"\x89PNG", "m": mean_band([0.1, 0.2, 0.3], "x"),
             "f": 0.1 + 0.2, "n": [1, None, "s"]}
@@ -98,7 +98,7 @@ def test_the_serial_path_imports_no_dask(tmp_path):
 
 def test_a_threaded_local_cluster_gives_the_serial_numbers(tmp_path):
     pytest.importorskip("distributed", reason="needs the cluster extra (dask distributed)")
-    from verify.reproduce import DaskExecutor
+    from verify._reproduce import DaskExecutor
 
     serial = reproduce(SMOKE, only=["sim-4.2"])
     executor = DaskExecutor(workers=2, processes=False)

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from verify.cli.main import main
-from verify.reproduce import SMOKE, Case, ClaimStatus, reproduce, write_report
-from verify.reproduce import runner as runner_module
-from verify.reproduce.claims import Claim
-from verify.reproduce.rules import all_of, upper_below
-from verify.reproduce.stats import mean_band
+from verify._reproduce import SMOKE, Case, ClaimStatus, reproduce, write_report
+from verify._reproduce import runner as runner_module
+from verify._reproduce.claims import Claim
+from verify._reproduce.rules import all_of, upper_below
+from verify._reproduce.stats import mean_band
 
 
 def _broken(scale, progress):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.reproduce import CLAIMS
+from verify._reproduce import CLAIMS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reproduce-quick"
 ABSOLUTE = re.compile(r"(?<![\w.:/-])/(?:home|root|tmp|work|usr|opt|var|Users|private|mnt|srv)/")

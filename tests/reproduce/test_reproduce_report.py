@@ -77,7 +77,7 @@ def _m(row, q):
 
 
 def recompute(rule, row):
-    """Independent re-implementation of the documented rules (verify/reproduce/rules.py)."""
+    """Independent re-implementation of the documented rules (verify/_reproduce/rules.py)."""
     kind = rule["kind"]
     if kind == "all_of":
         parts = [recompute(r, row) for r in rule["rules"]]

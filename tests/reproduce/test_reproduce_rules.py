@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from verify.reproduce import CLAIMS, ClaimStatus, Measurement, decide
-from verify.reproduce import rules as R
-from verify.reproduce.stats import extreme, mean_band, share_band
+from verify._reproduce import CLAIMS, ClaimStatus, Measurement, decide
+from verify._reproduce import rules as R
+from verify._reproduce.stats import extreme, mean_band, share_band
 
 
 def m(mean, low, high, n=10):

@@ -8,11 +8,11 @@ import math
 import pytest
 
 from verify.cli.main import main
-from verify.reproduce import CLAIMS, SMOKE, Case, ClaimStatus, Measurement, decide, reproduce
-from verify.reproduce import rules as R
-from verify.reproduce.claims import Claim
-from verify.reproduce.runner import build_row, figure_command
-from verify.reproduce.stats import mean_band
+from verify._reproduce import CLAIMS, SMOKE, Case, ClaimStatus, Measurement, decide, reproduce
+from verify._reproduce import rules as R
+from verify._reproduce.claims import Claim
+from verify._reproduce.runner import build_row, figure_command
+from verify._reproduce.stats import mean_band
 
 
 def _orders(rule):

@@ -4,14 +4,14 @@
 
     import verify
     r = verify.reproduce(smoke=True, out="report")     # runs the cases, writes report.md/.json/.html and figures/
-    r.record.headline_text(), r.files                  # the verify.reproduce.records.Report, the files written
+    r.record.headline_text(), r.files                  # the verify._reproduce.records.Report, the files written
 
-The call runs :func:`verify.reproduce.reproduce` (the simulation cases, the theorem checks and, unless
-``no_llm``, the LLM cases of :mod:`verify.reproduce.llm_tasks`, which measure through
+The call runs :func:`verify._reproduce.reproduce` (the simulation cases, the theorem checks and, unless
+``no_llm``, the LLM cases of :mod:`verify._reproduce.llm_tasks`, which measure through
 ``verify.consensus``), then writes the report directory ``out`` atomically.  The payload is the
 report's JSON (what ``report.json`` holds) with the contract's header, ``status`` ``completed`` and
-``out``; the text is the console summary (:mod:`verify.reproduce.report_text`); ``record`` the
-:class:`verify.reproduce.records.Report`.  A reproduction is a set of measurements, not a verdict
+``out``; the text is the console summary (:mod:`verify._reproduce.report_text`); ``record`` the
+:class:`verify._reproduce.records.Report`.  A reproduction is a set of measurements, not a verdict
 (each claim row carries its own status), so the exit code is 0.  Every option is checked before any
 work: ``only`` (case ids, a list or a comma-separated string, covering at least one claim),
 ``workers`` (1-9999), ``scheduler`` (a Dask address), ``device`` (``cpu`` or ``cuda[:N]``; the CLI
@@ -63,7 +63,7 @@ COMMAND = Command(
     "(Markdown, HTML, JSON, PNG figures) with one row per claim: source, hypotheses, measurement with 95% bands, "
     "agrees / contradicted / not supported / not testable here. " + _SCALE_HELP + ".",
     "Reproduce the paper's section 5 and write the report directory ``out`` (the CLI's ``verify reproduce``; "
-    "module docstring); ``record`` is the :class:`verify.reproduce.records.Report`.",
+    "module docstring); ``record`` is the :class:`verify._reproduce.records.Report`.",
     (Option("quick", "bool", False, group="scale", help="quick scale (default): about 9-10 minutes on 2 cores"),
      Option("full", "bool", False, group="scale",
             help="100 prompts x 200 tokens, 10 passes (the paper's prompts; 1%% of its depth); about 20 CPU-hours"),
@@ -101,7 +101,7 @@ def _only(value: Any, no_llm: bool) -> list[str] | None:
     llm = [c for c in ids if c in LLM_CASE_IDS]
     if llm and no_llm:
         raise OptionError("only", "case ids that {no_llm} does not skip", ",".join(llm), "drop one of the two")
-    from verify.reproduce import CLAIMS
+    from verify._reproduce import CLAIMS
 
     if not any(set(c.cases) <= set(ids) for c in CLAIMS):
         needs = sorted({f"{c.id} needs {','.join(c.cases)}" for c in CLAIMS if set(ids) & set(c.cases)})
@@ -120,8 +120,8 @@ def _checked(name: str, value: Any, pattern: str, expected: str) -> str | None:
 
 def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm: bool, device: str, force: bool,
                workers: Any, scheduler: Any, resume: bool, progress=None) -> Report:
-    from verify.reproduce import FULL, QUICK, SMOKE, check_out_dir, make_executor, reproduce, write_report
-    from verify.reproduce.writer import CACHE_DIR
+    from verify._reproduce import FULL, QUICK, SMOKE, check_out_dir, make_executor, reproduce, write_report
+    from verify._reproduce.writer import CACHE_DIR
 
     if smoke and full:
         raise OptionError("smoke", "{smoke} alone or with {quick} (the CI scale), not with {full}", True, conflict=True)
@@ -135,7 +135,7 @@ def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm
     check_out_dir(out, force)
     extra = []
     if not no_llm:
-        from verify.reproduce.llm_tasks import llm_cases
+        from verify._reproduce.llm_tasks import llm_cases
 
         extra = llm_cases(device)
     options = {"scale": scale.name, "only": ids, "llm": not no_llm, "device": device, "out": str(out)}
@@ -151,10 +151,10 @@ def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm
 
 
 def report_of(result, out: str | Path) -> Report:
-    """The contract's ``reproduce`` report of ``result`` (a :class:`verify.reproduce.records.Report`),
+    """The contract's ``reproduce`` report of ``result`` (a :class:`verify._reproduce.records.Report`),
     written to the directory ``out``."""
-    from verify.reproduce.report_text import render_console
-    from verify.reproduce.writer import REPORT_FILES
+    from verify._reproduce.report_text import render_console
+    from verify._reproduce.writer import REPORT_FILES
 
     out = Path(out)
     body = {"status": "completed", **result.to_json(), "out": str(out)}

@@ -1,7 +1,7 @@
 """Run the reproduction: every case as tasks, then every claim row decided by its rule.
 
 ``reproduce(scale, extra_cases=..., executor=..., cache_dir=..., resume=..., progress=...)``
-returns a frozen :class:`~verify.reproduce.records.Report`; it writes nothing but cache files
+returns a frozen :class:`~verify._reproduce.records.Report`; it writes nothing but cache files
 and never prints (progress goes to the callback ``progress(done, total, label)``).
 
 A case is either ``tasks(scale) -> [Task]`` with ``finish(scale, parts) -> dict`` (the parts in
@@ -14,7 +14,7 @@ JSON dict), and optionally ``hypotheses``, ``figures`` (``{"name", "png", "capti
 A task or ``finish`` that raises makes its case a :class:`CaseResult` with ``error`` set and no
 measurements, so the claims it was to measure are "not testable here" with that reason; a
 ``KeyboardInterrupt`` is not caught and stops the run.  With ``cache_dir``, every finished task's
-part is stored there as JSON keyed by :func:`~verify.reproduce.tasks.task_hash` of its inputs;
+part is stored there as JSON keyed by :func:`~verify._reproduce.tasks.task_hash` of its inputs;
 ``resume=True`` reads those instead of recomputing, so an interrupted run loses at most the
 tasks in flight.
 """

@@ -1,7 +1,7 @@
 """Simulation cases that test the theorems' conclusions where their hypotheses hold.
 
 Each case integrates eq. 5 (float64 DOP853, sphere-preserving) for ``scale.runs`` seeded
-instances and returns a plain dict of :class:`~verify.reproduce.records.Measurement` s, the
+instances and returns a plain dict of :class:`~verify._reproduce.records.Measurement` s, the
 catalogue's hypothesis counts and figures.  Each kind of ``P`` (or family of ``U``) is one task
 (:mod:`.tasks`) with its own seeds, so the tasks are independent; ``*_finish`` merges them and
 computes the extremes over all of them.  Every run draws its own matrices and tokens from a seed,

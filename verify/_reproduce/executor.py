@@ -8,7 +8,7 @@ workers need this package installed).  Both yield ``(index, outcome)`` as jobs f
 reorders them, so the report does not depend on which worker finished first.
 
 A job is ``run_job(fn, args)``: it calls ``fn(*args)`` and returns ``("ok", seconds, text)``
-with the part encoded as JSON by :func:`verify.reproduce.tasks.encode`, or ``("error", seconds,
+with the part encoded as JSON by :func:`verify._reproduce.tasks.encode`, or ``("error", seconds,
 message)``.  Encoding on the worker keeps the transfer small and makes the serial, distributed and
 resumed paths combine the same bytes.  Each task draws its randomness from its own seeds, never
 from a global stream, so the numbers do not depend on where or in which order it ran.

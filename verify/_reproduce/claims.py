@@ -2,11 +2,11 @@
 
 Each :class:`Claim` quotes its source (a section of docs/model.md, or the authors' replies to
 reviewers and the paper's summary page), names the cases that measure it and carries its
-decision rule (:mod:`verify.reproduce.rules`).  Measurement names are ``"<case>:<name>"``.
+decision rule (:mod:`verify._reproduce.rules`).  Measurement names are ``"<case>:<name>"``.
 Thresholds: ``1e-8`` for metrics that reach float64 round-off in these horizons, ``1e-6`` for
 the Lyapunov function and alignment, ``0.95`` for "consensus is what one sees" shares.
 
-Each claim says whose it is (:class:`~verify.reproduce.records.ClaimKind`): the paper's (quoted
+Each claim says whose it is (:class:`~verify._reproduce.records.ClaimKind`): the paper's (quoted
 from the authors' replies to reviewers, or from the paper's summary page, a secondary source), this
 project's (its reading or finding, docs/model.md), or a self-check of the toolkit; the report counts
 them separately, the paper's first.  A paper's claim tested on a stand-in model (label

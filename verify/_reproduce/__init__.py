@@ -2,11 +2,10 @@
 
 From a notebook, ``verify.reproduce(smoke=True, out="report")`` is the whole command as one call
 (:func:`verify.api.reproduce.reproduce`, a real signature generated from its option table; this
-package is callable and forwards to it, so ``verify.reproduce(...)`` works whether or not the
-package was imported first).  The pieces, for a custom run::
+package is its private implementation, as ``verify._theorem`` is ``verify.theorem``'s).  The pieces, for a custom run::
 
-    from verify.reproduce import reproduce, write_report, SCALES, make_executor
-    from verify.reproduce.llm_tasks import llm_cases
+    from verify._reproduce import reproduce, write_report, SCALES, make_executor
+    from verify._reproduce.llm_tasks import llm_cases
     report = reproduce(SCALES["quick"], extra_cases=llm_cases("cpu"), executor=make_executor(workers=4),
                        cache_dir="out/.reproduce-cache", resume=True, progress=lambda fraction, label="": ...)
     write_report(report, "out/")   # report.md, report.json, report.html, figures/*.png, atomically
@@ -21,10 +20,6 @@ LLM cases, through ``verify.consensus``: this package never imports :mod:`llm_ch
 """
 from __future__ import annotations
 
-import inspect
-import sys
-import types
-
 from .claims import CLAIMS, Claim
 from .executor import DaskExecutor, SerialExecutor, make_executor
 from .records import CaseResult, ClaimKind, ClaimRow, ClaimStatus, Figure, Measurement, Report
@@ -38,21 +33,3 @@ __all__ = ["CLAIMS", "Claim", "CaseResult", "ClaimKind", "ClaimRow", "ClaimStatu
            "Rule", "Task", "DaskExecutor", "SerialExecutor", "make_executor",
            "LLM_CASE_IDS", "SIM_CASES", "Case", "reproduce", "FULL", "QUICK", "SCALES", "SMOKE", "LLMScale", "Scale",
            "check_out_dir", "write_report"]
-
-
-class _CallablePackage(types.ModuleType):
-    """This package, callable as :func:`verify.api.reproduce.reproduce` (``verify.reproduce`` is both)."""
-
-    def __call__(self, *args, **kwargs):
-        from verify.api.reproduce import reproduce as call
-
-        return call(*args, **kwargs)
-
-    @property
-    def __signature__(self) -> inspect.Signature:
-        from verify.api.reproduce import reproduce as call
-
-        return inspect.signature(call)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

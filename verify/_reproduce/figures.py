@@ -4,7 +4,7 @@ The per-case trajectory plots come from :func:`numerics.plotting.trajectory_figu
 ones that summarise many cases: the simulation grid, the fitted rates with their bands, and the
 LLM curves across depth.  Curves on a log axis are the median over runs (or prompts) with a
 quantile band (:func:`numerics.plotting.quantile_band`: 10-90%, the grid's 25-75%), never mean +- t; the rate panels
-are linear and show each :class:`~verify.reproduce.records.Measurement`'s mean and its band.
+are linear and show each :class:`~verify._reproduce.records.Measurement`'s mean and its band.
 Each ``*_png`` function is the PNG of the ``*_figure`` function of the same arguments.
 """
 from __future__ import annotations
