@@ -178,6 +178,17 @@ def _model_for(loaded: LoadedModel, mode: str, seed: int):
     return model, prov
 
 
+def check_cell_budget(prompts: int, passes: int, loaded: LoadedModel, budget: int) -> None:
+    """``prompts x passes x blocks`` within ``budget`` cells (the per-block record held in memory and
+    checkpointed); ``InvalidInput`` naming ``passes`` otherwise."""
+    blocks = count_blocks(loaded.model)
+    if prompts * passes * blocks > budget:
+        raise InvalidInput("passes", f"prompts x passes x blocks at most {budget:,} cells (the run's budget: the "
+                           "per-block record kept in memory and checkpointed)",
+                           f"{prompts} x {passes} x {blocks} = {prompts * passes * blocks:,}",
+                           "fewer prompts or passes, or several runs")
+
+
 def padded_ids(prompts: list[np.ndarray]) -> np.ndarray:
     """``(n, max_len)`` int64 ids, ``-1`` after the end of shorter prompts."""
     width = max(len(p) for p in prompts)

@@ -80,3 +80,29 @@ def batches(prompts: list[np.ndarray], batch_size: int) -> list[tuple[int, int]]
         out.append((lo, hi))
         lo = hi
     return out
+
+
+def prompt_count(value: object) -> int | None:
+    """The number of random prompts ``value`` names (an int or a string of digits), else ``None`` (a file)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    text = str(value).strip()
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def resolve_prompts(value: object, tokens: int, loaded, max_prompts: int, max_tokens: int):
+    """``(rows or None, count, tokens, source)``: ``value`` random prompts of ``tokens`` tokens, or the
+    prompts of the file ``value`` (token ids, or text tokenized with ``loaded``'s tokenizer), at most
+    ``max_prompts`` of at most ``max_tokens`` tokens (``InvalidInput`` naming ``prompts`` / ``tokens``)."""
+    from .loaders import tokenizer_factory
+
+    count = prompt_count(value)
+    if count is not None:
+        return None, count, tokens, "random"
+    rows, kind = read_prompts_file(value, int(loaded.model.config.vocab_size), tokenizer_factory(loaded))
+    longest = max(len(r) for r in rows)
+    if len(rows) > max_prompts:
+        raise InvalidInput("prompts", f"at most {max_prompts} prompts", len(rows))
+    if not 2 <= longest <= max_tokens:
+        raise InvalidInput("tokens", f"prompts of 2 to {max_tokens} tokens", longest)
+    return rows, len(rows), longest, f"{kind}: {Path(value).resolve()}"

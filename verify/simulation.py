@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, final
 
 
@@ -97,6 +98,20 @@ class Simulation:
                                  title=self.system.name if title is None else title, mask=self.system.mask, ax=ax)
 
 
+def system_for(instance: Any, preset: str, default: bool, tokens: int, dim: int, seed: int) -> tuple[Any, dict]:
+    """``(system, source)``: ``instance`` (any form :func:`verify.instances.resolve_instance` reads),
+    else the preset ``preset`` with ``tokens``, ``dim`` and ``seed`` (``default``: no preset was named)."""
+    if instance is not None:
+        from verify.instances import resolve_instance
+
+        file = str(instance) if isinstance(instance, (str, Path)) else None
+        return resolve_instance(instance), {"kind": "instance", "file": file}
+    from numerics.presets import preset as build
+
+    return build(preset, N=tokens, d=dim, seed=seed), {"kind": "preset", "name": preset, "default": default,
+                                                       "tokens": tokens, "dim": dim, "seed": seed}
+
+
 def integrate(system: Any, t_end: float, points: int, *, digits: int | None = None, samples: int | None = None,
               seed: int = 0, rtol: float = 1e-10, atol: float = 1e-12, backend: str = "numpy", device: str | None = None,
               workers: int | None = None, scheduler: str | None = None, progress: Any = None) -> Any:
@@ -153,4 +168,4 @@ def _distributed(system: Any, t_end: float, points: int, samples: int, seed: int
     return join_parts([parts[k] for k in range(len(jobs))], workers)
 
 
-__all__ = ["Simulation", "integrate"]
+__all__ = ["Simulation", "integrate", "system_for"]

@@ -177,7 +177,7 @@ def test_consensus_on_a_tiny_model_returns_the_measurement_and_writes_its_files(
     assert r.payload["summary"] == json.loads(json.dumps(r.record.summary()))
     assert r.files == (str(out / "consensus.json"), str(out / "consensus.npz"))
     assert json.loads((out / "consensus.json").read_text()) == r.to_json()
-    assert not (out / "checkpoint.npz").exists()
+    assert not (out / "checkpoint").exists()  # a finished run leaves no checkpoint directory
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.record.n_blocks = 0
     copy = r.to_json()

@@ -5,7 +5,7 @@ The library call behind ``verify consensus MODEL`` (a façade over
 
     import verify
     r = verify.consensus("gpt2-tiny", random_init=True, prompts=4, tokens=16, passes=2)
-    r.payload["summary"]["E_first"]["final_mean"], r.record   # the llm_checks ConsensusResult
+    r.payload["summary"]["E_first"]["final_median"], r.record   # the llm_checks ConsensusResult
 
 It is a measurement, not a verdict: ``status`` is ``completed`` and the exit code 0.  ``prompts``
 is a number of random-token prompts or a file (a JSON list of token-id lists, or text, one prompt
@@ -86,21 +86,14 @@ CLI_OPTIONS = [o.name for o in COMMAND.options if not (o.cli_only or o.api_only 
 """The options echoed in the report's ``cli_options``."""
 
 
-def _prompt_count(value) -> int | None:
-    """The number of random prompts ``value`` names (an int or a string of digits), else ``None`` (a file)."""
-    if is_int(value):
-        return int(value)
-    text = str(value).strip()
-    return int(text) if text.isascii() and text.isdigit() else None
-
-
 def check_options(opts: Options) -> list[Target]:
     """The prompts, the device, the anchor and every output file, before loading or measuring anything."""
     from llm_checks.metrics import check_metric_options
+    from llm_checks.prompts import prompt_count
 
     if not (is_int(opts.prompts) or isinstance(opts.prompts, (str, Path))):
         raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
-    count = _prompt_count(opts.prompts)
+    count = prompt_count(opts.prompts)
     if count is None and not Path(opts.prompts).is_file():
         raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
     if count is not None:  # a prompts file is counted once read
@@ -128,37 +121,12 @@ def check_options(opts: Options) -> list[Target]:
     return targets + png_target(opts.plot, opts.force or opts.resume)
 
 
-def _prompts(opts: Options, loaded):
-    """``(prompts or None, count, tokens, source)`` from ``prompts`` (a count or a file)."""
-    from llm_checks.loaders import tokenizer_factory
-    from llm_checks.prompts import read_prompts_file
-
-    count = _prompt_count(opts.prompts)
-    if count is not None:
-        return None, count, opts.tokens, "random"
-    rows, kind = read_prompts_file(opts.prompts, int(loaded.model.config.vocab_size), tokenizer_factory(loaded))
-    if len(rows) > LIMITS["prompts"]:
-        raise OptionError("prompts", f"at most {LIMITS['prompts']} prompts", len(rows))
-    check_range("tokens", max(len(r) for r in rows), 2, LIMITS["tokens"])
-    return rows, len(rows), max(len(r) for r in rows), f"{kind}: {Path(opts.prompts).resolve()}"
-
-
-def _check_budget(prompts: int, passes: int, loaded) -> None:
-    """``prompts x passes x blocks`` within :data:`CELL_BUDGET` (the per-block record held in memory)."""
-    from llm_checks.runner import n_blocks
-
-    cells = prompts * passes * n_blocks(loaded.model)
-    if cells > CELL_BUDGET:
-        raise OptionError("passes", f"prompts x passes x blocks at most {CELL_BUDGET:,} cells (the run's budget: the "
-                          "per-block record kept in memory and checkpointed)", f"{prompts} x {passes} x "
-                          f"{n_blocks(loaded.model)} = {cells:,}", "fewer prompts or passes, or several runs")
-
-
 def _consensus(**values: Any) -> Report:
     """Check, load, measure, write the files and report."""
     from llm_checks.checkpoint import load_checkpoint, save_checkpoint
-    from llm_checks.consensus import ConsensusOptions, measure_consensus
+    from llm_checks.consensus import ConsensusOptions, check_cell_budget, measure_consensus
     from llm_checks.metrics import check_metric_options
+    from llm_checks.prompts import resolve_prompts
     from llm_checks.sources import resolve_model
 
     opts = Options(values, model=check_model(values["model"]))
@@ -172,8 +140,8 @@ def _consensus(**values: Any) -> Report:
     loaded = resolve_model(opts.model, weights=opts.weights, random_init=random_init, seed=opts.seed, dtype=opts.dtype,
                            device=opts.device, on_event=on_event)
     say(f"loaded {loaded.name} in {time.perf_counter() - started:.1f} s")
-    rows, count, tokens, source = _prompts(opts, loaded)
-    _check_budget(count, opts.passes, loaded)
+    rows, count, tokens, source = resolve_prompts(opts.prompts, opts.tokens, loaded, LIMITS["prompts"], LIMITS["tokens"])
+    check_cell_budget(count, opts.passes, loaded, CELL_BUDGET)
     try:
         check_metric_options(opts.anchor, opts.center, tokens if rows is None else min(len(r) for r in rows))
     except InvalidInput as exc:

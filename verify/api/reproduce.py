@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import re
 import textwrap
 from pathlib import Path
@@ -77,8 +76,8 @@ COMMAND = Command(
      Option("no_progress", "bool", False, cli_only=True, help="no progress line on stderr"),
      Option("progress", "callable", api_only=True, help="progress(fraction, label): the tasks done"),
      Option("force", "bool", False, help="replace a previous report in --out (never any other directory)"),
-     Option("workers", metavar="N", group="where", help="run the tasks on a Dask LocalCluster of N worker processes "
-            "(needs the 'cluster' extra); same report as the serial run"),
+     Option("workers", "int", low=1, high=9999, metavar="N", group="where", help="run the tasks on a Dask LocalCluster "
+            "of N worker processes (needs the 'cluster' extra); same report as the serial run"),
      Option("scheduler", metavar="ADDRESS", group="where", help="run the tasks on an existing Dask cluster, e.g. "
             "tcp://host:8786 (dask scheduler / dask worker, or dask-jobqueue on SLURM)"),
      Option("resume", "bool", False, help="reuse the tasks finished by an earlier (interrupted) run into the same --out, "
@@ -110,14 +109,6 @@ def _only(value: Any, no_llm: bool) -> list[str] | None:
     return ids
 
 
-def _checked(name: str, value: Any, pattern: str, expected: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, (str, int)) or isinstance(value, bool) or not re.fullmatch(pattern, str(value).strip()):
-        raise OptionError(name, expected, value)
-    return str(value).strip()
-
-
 def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm: bool, device: str, force: bool,
                workers: Any, scheduler: Any, resume: bool, progress=None) -> Report:
     from verify._reproduce import FULL, QUICK, SMOKE, check_out_dir, make_executor, reproduce, write_report
@@ -129,9 +120,9 @@ def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm
     if not re.fullmatch(r"cpu|cuda(:\d+)?", str(device)):
         raise OptionError("device", "cpu or cuda[:N]", device)
     ids = _only(only, no_llm)
-    n = _checked("workers", workers, r"[1-9]\d{0,3}", "a positive integer (number of worker processes, at most 9999)")
-    address = _checked("scheduler", scheduler, r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?",
-                       "a Dask scheduler address such as tcp://HOST:8786")
+    address = None if scheduler is None else str(scheduler).strip()
+    if address is not None and not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?/?", address):
+        raise OptionError("scheduler", "a Dask scheduler address such as tcp://HOST:8786", scheduler)
     check_out_dir(out, force)
     extra = []
     if not no_llm:
@@ -139,9 +130,7 @@ def _reproduce(quick: bool, full: bool, smoke: bool, out: Any, only: Any, no_llm
 
         extra = llm_cases(device)
     options = {"scale": scale.name, "only": ids, "llm": not no_llm, "device": device, "out": str(out)}
-    if n is not None or address is not None:  # Dask's INFO chatter is not progress
-        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
-    executor = make_executor(None if n is None else int(n), address)
+    executor = make_executor(workers, address)
     try:
         result = reproduce(scale, extra_cases=extra, only=ids, progress=progress, options=options, executor=executor,
                            cache_dir=Path(out) / CACHE_DIR, resume=resume)

@@ -173,21 +173,6 @@ def _check_backend(opts: SimulateOptions) -> None:
                           conflict=True)
 
 
-def _system(opts: SimulateOptions):
-    """``(system, source)``: the instance to integrate and where it came from."""
-    if opts.instance is not None:
-        from verify.instances import resolve_instance
-
-        file = str(opts.instance) if isinstance(opts.instance, (str, Path)) else None
-        return resolve_instance(opts.instance), {"kind": "instance", "file": file}
-    from numerics.presets import preset
-
-    name = DEFAULT_PRESET if opts.preset is None else opts.preset
-    N, d, seed = (opts.effective(k) for k in ("tokens", "dim", "seed"))
-    return preset(name, N=N, d=d, seed=seed), {"kind": "preset", "name": name, "default": opts.preset is None,
-                                                 "tokens": N, "dim": d, "seed": seed}
-
-
 def _simulate(**values: Any) -> Report:
     """Check the combinations, integrate and report, writing the output files all or nothing."""
     from numerics.evidence import batch_summary, summarize
@@ -196,10 +181,11 @@ def _simulate(**values: Any) -> Report:
 
     opts = SimulateOptions(values)
     targets = check_options(opts)
-    system, source = _system(opts)
-    check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
-    from verify.simulation import integrate
+    from verify.simulation import integrate, system_for
 
+    N, d, seed = (opts.effective(k) for k in ("tokens", "dim", "seed"))
+    system, source = system_for(opts.instance, opts.preset or DEFAULT_PRESET, opts.preset is None, N, d, seed)
+    check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
     traj = integrate(system, opts.t_end, opts.points, digits=opts.digits, samples=opts.samples,
                      seed=opts.effective("seed"), rtol=opts.effective("rtol"), atol=opts.effective("atol"),
                      backend=opts.backend, device=opts.device, workers=opts.workers, scheduler=opts.scheduler,
