@@ -45,7 +45,7 @@ from .checkpoint import FORMAT, VERSION, RunShape, check_checkpoint
 from .loaders import LoadedModel, random_model
 from .metrics import METRICS, check_metric_options, consensus_metrics
 from .prompts import batches, random_prompts
-from .runner import fresh_seed, n_blocks as count_blocks, refeed
+from .runner import embedding_metrics, fresh_seed, n_blocks as count_blocks, refeed
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,8 @@ class ConsensusResult:
     seconds: float = 0.0
     drift: dict | None = None
     run: dict = field(default_factory=dict)
+    embedded: dict | None = field(default=None, repr=False)
+    """E on the embeddings before block 1, per prompt (the authors record it too); ``None``: not measured."""
 
     def spread(self, name: str) -> Spread:
         """The one statistic across prompts at every depth: median and 10-90% band, clipped to the
@@ -149,6 +151,9 @@ class ConsensusResult:
             "states": ("after each block, " + ("the final norm applied" if o.final_ln else "raw residual stream (no final norm)")
                        + (", mean-centred over the tokens" if o.center else ", not centred")),
             "fresh_weight_seeds": [fresh_seed(p) for p in range(1, o.passes)] if o.weights_mode == "random-fresh" else [],
+            "before_block_1": None if self.embedded is None else {
+                name: {**spread(self.embedded[name][:, None], METRIC_RANGES[name]).at(0),
+                       **({"per_prompt": self.embedded[name].tolist()} if per_prompt else {})} for name in METRICS},
             "float32_drift": self.drift,
             "run": self.run,
         }
@@ -294,10 +299,15 @@ def measure_consensus(
         refeed(model, batch, passes=options.passes, ffn=options.ffn, fresh=options.weights_mode == "random-fresh",
                on_block=record, on_pass_end=saved, start_pass=start_pass, start_state=start_state)
     drift = _float32_drift(model, prompts[plan[0][0]:plan[0][1]], options, E, plan[0]) if options.compare_float32 else None
+    embedded = {name: np.zeros(options.prompts) for name in METRICS}  # E on the embeddings, before block 1
+    for lo, hi in plan:
+        for name, value in embedding_metrics(model, torch.as_tensor(np.stack(prompts[lo:hi])), options.anchor,
+                                             options.center).items():
+            embedded[name][lo:hi] = value
     seconds = time.perf_counter() - start
     log.info("consensus measurement: %d prompts x %d blocks in %.1f s", options.prompts, depth, seconds)
     run = {"seconds": seconds, "resumed_at": None if resume is None else {"batch": first_batch, "pass": first_pass}}
-    return ConsensusResult(options, provenance, n_blocks, E, ids, seconds, drift, run)
+    return ConsensusResult(options, provenance, n_blocks, E, ids, seconds, drift, run, embedded)
 
 
 def _host(x):

@@ -91,6 +91,9 @@ def render_consensus(result: Any) -> str:
         raw = row.get("final_raw_min")
         lines.append(f"  {name:12s} {row['first_block_median']:14.6g} {show(row['final_median'], raw):>14s}   "
                      f"[{show(lo, raw)}, {hi:.6g}]")
+    if result.embedded is not None:
+        lines.append("  on the embeddings, before block 1 (median): " + ", ".join(
+            f"{name} {show(float(np.median(np.clip(v, 0, None))), float(v.min()))}" for name, v in result.embedded.items()))
     if result.drift:
         d = result.drift
         lines.append(f"  {d['dtype']} against float32 ({d['prompts']} prompts): max |dE_first| {d['max_abs_diff']['E_first']:.3g}, "

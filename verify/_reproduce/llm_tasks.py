@@ -11,8 +11,8 @@ provenance, and :mod:`.llm_parts` turns them into measurements and figures.
 * :func:`standin_part`: a stand-in model (SmolLM2-135M, all-MiniLM-L6-v2) with ``trained`` weights,
   ``random`` weights (drawn once, seed 0) or ``random-fresh`` weights (re-drawn every pass).
 
-Not recorded here: E on the embeddings before block 1 (``verify.consensus`` reports E after every
-block; the GPU kit, benchmarks/gpu/, records it on the embeddings too).
+E on the embeddings before block 1 (``before_block_1`` of ``verify.consensus``, as the authors
+record it) goes into each part's details.
 """
 from __future__ import annotations
 
@@ -40,6 +40,12 @@ def _measure(sizes: dict[str, Any], mode: str, ffn: bool):
     return report.record
 
 
+def _embedded(result) -> dict[str, Any] | None:
+    """The median and band of E_first on the embeddings, before block 1."""
+    doc = result.to_json(per_prompt=False)["before_block_1"]
+    return None if doc is None else doc["E_first"]
+
+
 def _finish(name: str, result) -> None:
     del result
     if name in LARGE:
@@ -52,7 +58,8 @@ def depth_part(sizes: dict[str, Any], ffn: bool, mode: str = "random") -> dict[s
     result = _measure(sizes, mode, ffn)
     out = {"raw": {"E": np.asarray(result.E["E_first"], dtype=float), "n_blocks": int(result.n_blocks), "ffn": ffn,
                    "mode": mode},
-           "details": {"model": sizes["model"], "measure_s": round(result.seconds, 2)},
+           "details": {"model": sizes["model"], "measure_s": round(result.seconds, 2),
+                       "E_first_before_block_1": _embedded(result)},
            "provenance": dict(result.provenance, options=result.to_json()["options"])}
     _finish(sizes["model"], result)
     return out
@@ -69,7 +76,8 @@ def standin_part(sizes: dict[str, Any], mode: str) -> dict[str, Any]:
         prov["fresh_weight_seeds"] = doc["fresh_weight_seeds"]
     family = str(result.provenance.get("family", ""))
     out = {"raw": {"E": E, "n_layers": int(result.n_blocks), "mode": mode, "mask": "causal" if family == "llama" else "full"},
-           "details": {"model": sizes["model"], mode: {"measure_s": round(result.seconds, 2), "layers": int(E.shape[1])}},
+           "details": {"model": sizes["model"], mode: {"measure_s": round(result.seconds, 2), "layers": int(E.shape[1]),
+                                                       "E_first_before_block_1": _embedded(result)}},
            "provenance": {mode: prov}}
     _finish(sizes["model"], result)
     return out
