@@ -26,7 +26,7 @@ KINDS: dict[str, Any] = {
 }
 
 
-def certificate_from_json(data: Mapping[str, Any]):
+def certificate_from_json(data: Mapping[str, Any]) -> Any:
     """Load any known kind of certificate (:data:`KINDS`); ``InvalidInput`` (a ``ValueError``)
     naming the field for anything malformed."""
     if not isinstance(data, Mapping):

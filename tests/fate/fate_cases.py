@@ -69,9 +69,10 @@ def limit_points(report) -> np.ndarray:
     return np.array(rows * N if len(rows) == 1 else rows)
 
 
-def disagreement(report, factor: float = 10.0, digits: int = 50) -> float:
-    """``max_i |x_i(factor T) - limit_i|`` with ``x`` from the 50-digit oracle (T = entry time, at least 1)."""
-    t_end = factor * max(float(report.certificate.entry), 1.0)
+def disagreement(report, factor: float = 10.0, digits: int = 50, floor: float = 0.0) -> float:
+    """``max_i |x_i(t_end) - limit_i|`` with ``x`` from the 50-digit oracle, ``t_end = max(factor T, floor)``
+    (T = entry time, at least 1; a floor lets an early entry, e.g. at t = 0, be compared near the limit)."""
+    t_end = max(factor * max(float(report.certificate.entry), 1.0), floor)
     X = oracle(report.certificate.problem, t_end, digits)
     return float(np.max(np.linalg.norm(X - limit_points(report), axis=1)))
 

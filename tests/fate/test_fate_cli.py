@@ -49,3 +49,42 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--instance" in err and "--t-max" in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def _toy_map():
+    from verify._fate.head_map import HeadFate, HeadFateMap
+
+    heads = (HeadFate(0, 0, "consensus", "projective contraction: ...", 4, {}, 0.0),
+             HeadFate(0, 1, "unknown", "the eigenvalue of U of largest modulus is complex (1+1j)", 4, {}, 0.0),
+             HeadFate(1, 0, "consensus", "projective contraction: ...", 4, {}, 0.0),
+             HeadFate(1, 1, "unknown", "the tokens lie on both sides of ker w (2 of 3)", 4, {}, 0.0))
+    return HeadFateMap("toy", "causal", ("a", "b", "c"), heads, {"wall_time_s": 0.1}, {"prompt": "a b c"})
+
+
+def test_audit_fate_flag_writes_map_json_and_figure(tmp_path, capsys, monkeypatch):
+    import verify.api.fate_heads as fh
+
+    seen = {}
+
+    def fake(model, *, prompt=None, prompts=None, weights=None, on_event=None, **_):
+        seen.update(model=model, prompt=prompt, prompts=prompts)
+        return _toy_map()
+
+    monkeypatch.setattr(fh, "audit_fate", fake)
+    png = tmp_path / "fate.png"
+    code = main(["audit", "toy-model", "--fate", "--prompt", "a b c", "--plot", str(png), "--format", "json"])
+    payload = json.loads(capsys.readouterr().out)
+    jsonschema.validate(payload, SCHEMA)
+    assert code == 4 and payload["verdict"] == "unknown" and payload["scope"] == "heads"
+    assert payload["certified"] == 2 and payload["total"] == 4 and payload["share"] == 0.5
+    assert seen == {"model": "toy-model", "prompt": "a b c", "prompts": None}
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("\nfirst line\nsecond\n")
+    assert main(["audit", "toy-model", "--fate", "--prompts", str(prompts)]) == 4
+    assert "certified 2 / 4" in capsys.readouterr().out and seen["prompts"] == str(prompts)
+
+
+def test_audit_prompt_without_fate_is_a_usage_error(capsys):
+    assert main(["audit", "toy-model", "--prompt", "hello"]) == 2
+    assert "--fate" in capsys.readouterr().err

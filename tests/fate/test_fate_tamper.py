@@ -73,7 +73,7 @@ def test_malformed_certificate_is_bad_input(golden, name):
         certificate_from_json(_set(golden, path, value))
 
 
-@pytest.mark.parametrize("seed", [201, 202, 205])
+@pytest.mark.parametrize("seed", [201, 202, 207])  # non-consensus, cap, two-head basin
 def test_small_random_instances_agree_with_50_digit_simulation(seed):
     report = certify_fate(random_problem(seed, max_N=3, max_d=3), t_max=60)
     assert report.certified, report.reason

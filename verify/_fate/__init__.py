@@ -2,13 +2,16 @@
 
 :func:`certify_fate` encloses the trajectory (:mod:`verify.validated`, arb balls) until the
 enclosure lies in a certified basin: an open hemisphere or cap (every ``U^h = I``, Theorems 3.2 and
-4.2), or a Lyapunov basin around a Krawczyk-certified stable equilibrium (:mod:`.basin`), which is
-a consensus point ``x*`` or a configuration with distinct directions.  The result is a frozen
+4.2), the half-space of a projective contraction (one head, :mod:`.projective`), a cap on which the
+flow contracts in a block max-norm around a consensus point (any ``U^h``, :mod:`.cap`), or a
+Lyapunov basin around a Krawczyk-certified stable equilibrium (:mod:`.basin`), which is a consensus
+point ``x*`` or a configuration with distinct directions.  The result is a frozen
 :class:`FateReport` with a :class:`FateCertificate` (kind ``"fate"``) that ``verify recheck``
 re-proves.  docs/fate.md explains what a fate means and what it does not.
 
-Trust base: :mod:`.basin`, :mod:`.limits`, :mod:`.flow`, :mod:`.certificate` (arb balls and exact
-rationals); :mod:`.hints` (SciPy, floats) only proposes.
+Trust base: :mod:`.basin`, :mod:`.cap`, :mod:`.projective` with :mod:`.contraction`'s checks,
+:mod:`.limits`, :mod:`.flow`, :mod:`.certificate` (arb balls and exact rationals); :mod:`.hints` and
+:mod:`.cap_hints` (SciPy, floats) only propose.
 """
 from __future__ import annotations
 

@@ -26,11 +26,13 @@ from flint import ctx
 from theorems.verdict import Verdict, fails, holds
 
 from .basin import Basin, check_basin, entered
+from .cap import Cap, cap_entered, check_cap
 from .certificate_json import FATES, KIND, ROUTES, fields_from_json, to_json  # noqa: F401  (FATES, KIND, ROUTES re-exported)
 from .flow import OPTIONS, FlowRun, run_until
 from .limits import (ball_text, cap_test, distinct, first_token, hemisphere_limit, hemisphere_test,
                      narrow_hemisphere_test)
 from .problem import FateProblem
+from .projective import Projective, check_projective, half_space
 
 MAX_ENTRY = Fraction(10_000)
 
@@ -57,13 +59,18 @@ class FateCertificate:
     z: tuple[Fraction, ...] | None = None
     basin: Basin | None = None
     label: str = ""
+    cap: Cap | None = None
+    projective: Projective | None = None
 
     @property
     def claim(self) -> str:
         p = self.problem
         where = {"hemisphere": "an open hemisphere (Theorem 3.2 applies from then on)",
                  "cap": "the open cap around x_1 (every <x_1, x_i> > 0; docs/depth.md 4.2)",
-                 "basin": "a certified basin of a stable equilibrium (Krawczyk box, Lyapunov matrix S)"}[self.route]
+                 "basin": "a certified basin of a stable equilibrium (Krawczyk box, Lyapunov matrix S)",
+                 "contraction": "a certified cap around a consensus point (Krawczyk box, block max-norm contraction)",
+                 "projective": "the half-space sign <w, x> > 0 of a projective contraction of the one head's U"
+                 }[self.route]
         return (f"eq. 5, {p.mask} mask, N = {p.N}, d = {p.d}, {len(p.heads)} head(s), beta = {p.beta}, the stored "
                 f"tokens: the tokens enter {where} by t = {self.entry}, so they converge to "
                 + ("one point (consensus)" if self.fate == "consensus" else "an equilibrium with distinct directions"))
@@ -74,6 +81,8 @@ class FateCertificate:
             return f"fate must be one of {FATES} and route one of {ROUTES}"
         if not 0 <= self.entry <= MAX_ENTRY:
             return f"the entry time must lie in [0, {MAX_ENTRY}]"
+        if (self.route == "projective") != (self.projective is not None):
+            return "the projective route stores its data (and only that route does)"
         if self.route in ("hemisphere", "cap"):
             if self.fate != "consensus" or not p.identity_values():
                 return f"the {self.route} route proves consensus and needs every U^h = I"
@@ -81,9 +90,19 @@ class FateCertificate:
                 return "the hemisphere route is for the full mask, the cap route for the causal mask"
             if (self.z is None) != (self.route == "cap") or (self.z is not None and len(self.z) != p.d):
                 return "the hemisphere route stores z (d rationals), the cap route none"
-            if self.basin is not None:
-                return f"the {self.route} route stores no basin"
+            if self.basin is not None or self.cap is not None:
+                return f"the {self.route} route stores no basin and no cap"
             return ""
+        if self.route == "projective":
+            if self.fate != "consensus" or self.cap is not None or self.basin is not None or self.z is not None:
+                return "the projective route proves consensus and stores no cap, basin or z"
+            return ""
+        if self.route == "contraction":
+            if self.cap is None or self.basin is not None or self.z is not None or self.fate != "consensus":
+                return "the contraction route proves consensus and stores a cap, no basin and no z"
+            return ""
+        if self.cap is not None:
+            return "the basin route stores no cap"
         if self.basin is None or self.z is not None:
             return "the basin route stores a basin and no z"
         if (self.basin.kind == "consensus") != (self.fate == "consensus"):
@@ -97,6 +116,26 @@ class FateCertificate:
         if why:
             return fails(name, why)
         p = self.problem
+        if self.route == "projective":
+            pc = check_projective(p, self.projective)
+            if not pc.ok:
+                return fails(name, f"projective: {pc.reason}")
+            run = run_until(p.field, p.initial, self.entry, lambda X: half_space(self.projective, pc.w, X))
+            if not run.entered:
+                return fails(name, _no_entry(run, "the half-space sign <w, x> > 0"))
+            limit = cap_limit((pc.limit,) * p.N)
+            return holds(name, f"{pc.reason}; every token in the half-space at t = {run.time}; limit: {limit.text}",
+                         {"entry": str(run.time), "steps": run.steps})
+        if self.route == "contraction":
+            check = check_cap(p, self.cap)
+            if not check.ok:
+                return fails(name, f"cap: {check.reason}")
+            run = run_until(p.field, p.initial, self.entry, lambda X: cap_entered(self.cap, X))
+            if not run.entered:
+                return fails(name, _no_entry(run, "the cap ||Phi (y - y*)|| < eps"))
+            limit = cap_limit(check.limit)
+            return holds(name, f"{check.reason}; the enclosure is in the cap at t = {run.time}; limit: {limit.text}",
+                         {"entry": str(run.time), "decay": str(check.decay), "steps": run.steps})
         if self.route == "basin":
             check = check_basin(p, self.basin)
             if not check.ok:
@@ -128,7 +167,7 @@ class FateCertificate:
         return to_json(self)
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "FateCertificate":
+    def from_json(data: Mapping[str, Any]) -> FateCertificate:
         return FateCertificate(*fields_from_json(data))
 
 
@@ -170,6 +209,11 @@ def basin_limit(p: FateProblem, basin: Basin, balls) -> Limit:
     return Limit(tokens, tuple(tuple(g) for g in groups), exact, text)
 
 
+def cap_limit(balls) -> Limit:
+    tokens = tuple(tuple(ball_text(v) for v in x) for x in balls)
+    return Limit(tokens[:1], (tuple(range(len(tokens))),), True, f"consensus at x* = ({', '.join(tokens[0])})")
+
+
 def hemisphere_route_limit(z, run: FlowRun, prec: int) -> Limit:
     with ctx.workprec(prec):
         x = tuple(ball_text(v) for v in hemisphere_limit(z, run.enclosure))
@@ -183,4 +227,4 @@ def cap_route_limit(p: FateProblem, prec: int) -> Limit:
     return Limit((x,), (tuple(range(p.N)),), True, f"consensus at x_1(0) = ({', '.join(x)})")
 
 
-__all__ = ["FATES", "FateCertificate", "KIND", "Limit", "ROUTES", "basin_limit"]
+__all__ = ["FATES", "KIND", "ROUTES", "FateCertificate", "Limit", "basin_limit", "cap_limit"]

@@ -14,17 +14,22 @@ from typing import Any, Mapping
 from theorems.errors import InvalidInput
 
 from .basin import KINDS, Basin
+from .cap import Cap
 from .problem import LIMITS, FateProblem
+from .projective import Projective
 
 FORMAT = "consensus-verify/fate-certificate"
 KIND = "fate"
 FATES = ("consensus", "non-consensus")
-ROUTES = ("hemisphere", "cap", "basin")
+ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective")
 MAX_DIGITS = 400
 _RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
-_TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin"}
+_TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
+        "projective"}
 _INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
 _BASIN = {"kind", "charts", "mid", "krad", "R", "S", "r", "precision_bits"}
+_PROJECTIVE = {"k", "mid", "rad", "rho", "S", "sign", "kv", "vmid", "vrad"}
+_CAP = {"chart", "mid", "krad", "Phi", "eps", "R", "t", "s", "precision_bits"}
 
 
 def _mat(M) -> list[list[str]]:
@@ -44,7 +49,33 @@ def to_json(cert: Any) -> dict[str, Any]:
             "kind": b.kind, "charts": [{"pivot": k, "sign": s} for k, s in b.charts],
             "mid": [str(v) for v in b.mid], "krad": [str(v) for v in b.krad], "R": [str(v) for v in b.R],
             "S": _mat(b.S), "r": str(b.r), "precision_bits": b.precision},
+        **({} if cert.cap is None else {"cap": _cap_json(cert.cap)}),
+        **({} if cert.projective is None else {"projective": _projective_json(cert.projective)}),
     }
+
+
+def _projective_json(c: Projective) -> dict[str, Any]:
+    return {"k": c.k, "mid": [str(v) for v in c.mid], "rad": str(c.rad), "rho": str(c.rho), "S": _mat(c.S),
+            "sign": c.sign, "kv": c.kv, "vmid": [str(v) for v in c.vmid], "vrad": str(c.vrad)}
+
+
+def _projective(value: Any, problem: FateProblem) -> Projective:
+    obj = _obj(value, "certificate.projective", _PROJECTIVE)
+    d = problem.d
+    sign = _int(obj["sign"], "certificate.projective.sign", -1, 1)
+    if sign == 0:
+        raise InvalidInput("certificate.projective.sign", "1 or -1", 0)
+    return Projective(_int(obj["k"], "certificate.projective.k", 0, d - 1), _vec(obj["mid"], "certificate.projective.mid", d),
+                      _q(obj["rad"], "certificate.projective.rad"), _q(obj["rho"], "certificate.projective.rho"),
+                      _matrix(obj["S"], "certificate.projective.S", d - 1, d - 1), sign,
+                      _int(obj["kv"], "certificate.projective.kv", 0, d - 1),
+                      _vec(obj["vmid"], "certificate.projective.vmid", d), _q(obj["vrad"], "certificate.projective.vrad"))
+
+
+def _cap_json(c: Cap) -> dict[str, Any]:
+    return {"chart": {"pivot": c.chart[0], "sign": c.chart[1]}, "mid": [str(v) for v in c.mid],
+            "krad": [str(v) for v in c.krad], "Phi": _mat(c.Phi), "eps": str(c.eps), "R": str(c.R),
+            "t": [str(v) for v in c.t], "s": _mat(c.s), "precision_bits": c.precision}
 
 
 def _obj(value: Any, field: str, keys: set[str], optional: set[str] = frozenset()) -> Mapping[str, Any]:
@@ -136,8 +167,26 @@ def _basin(value: Any, problem: FateProblem) -> Basin:
                  _int(obj["precision_bits"], "certificate.basin.precision_bits", 64, 2048))
 
 
+def _chart(value: Any, field: str, d: int) -> tuple[int, int]:
+    co = _obj(value, field, {"pivot", "sign"})
+    sign = _int(co["sign"], f"{field}.sign", -1, 1)
+    if sign == 0:
+        raise InvalidInput(f"{field}.sign", "1 or -1", 0)
+    return _int(co["pivot"], f"{field}.pivot", 0, d - 1), sign
+
+
+def _cap(value: Any, problem: FateProblem) -> Cap:
+    obj = _obj(value, "certificate.cap", _CAP)
+    N, m = problem.N, problem.d - 1
+    return Cap(_chart(obj["chart"], "certificate.cap.chart", problem.d), _vec(obj["mid"], "certificate.cap.mid", m),
+               _vec(obj["krad"], "certificate.cap.krad", m), _matrix(obj["Phi"], "certificate.cap.Phi", N * m, N * m),
+               _q(obj["eps"], "certificate.cap.eps"), _q(obj["R"], "certificate.cap.R"),
+               _vec(obj["t"], "certificate.cap.t", N), _matrix(obj["s"], "certificate.cap.s", N, N),
+               _int(obj["precision_bits"], "certificate.cap.precision_bits", 64, 2048))
+
+
 def fields_from_json(data: Mapping[str, Any]) -> tuple:
-    top = _obj(data, "certificate", _TOP, {"label", "claim"})
+    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective"})
     if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
         raise InvalidInput("certificate", f"format {FORMAT!r}, kind {KIND!r}, version 1",
                            [top["format"], top["kind"], top["version"]])
@@ -151,7 +200,9 @@ def fields_from_json(data: Mapping[str, Any]) -> tuple:
     problem = _instance(top["instance"])
     z = None if top["z"] is None else _vec(top["z"], "certificate.z", problem.d)
     basin = None if top["basin"] is None else _basin(top["basin"], problem)
-    return problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label
+    cap = None if top.get("cap") is None else _cap(top["cap"], problem)
+    projective = None if top.get("projective") is None else _projective(top["projective"], problem)
+    return problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label, cap, projective
 
 
 __all__ = ["FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]

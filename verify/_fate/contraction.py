@@ -33,7 +33,6 @@ from fractions import Fraction
 from typing import final
 
 import flint
-import numpy as np
 
 PREC = 192
 
@@ -114,12 +113,14 @@ def _eig_box(Ua: flint.arb_mat, k: int, mid, rad: Fraction) -> tuple[flint.arb, 
             rows.append([-w[l]] + [Ua[a, l] - (lam if a == l else 0) for a in range(m) if a != k])
         return flint.arb_mat(rows)
 
-    Jm = np.array([[float(x.mid()) for x in row] for row in J(z_mid).tolist()])
-    try:
-        Cf = np.linalg.inv(Jm)
-    except np.linalg.LinAlgError:
+    Jm = flint.arb_mat(m, m, [flint.arb(x.mid()) for x in J(z_mid).entries()])
+    try:  # the preconditioner C is any matrix: the midpoints of an arb inverse (no float library on this path)
+        Ci = Jm.inv()
+    except ZeroDivisionError:
         return None
-    C = flint.arb_mat(m, m, [_arb(_frac(x)) for x in Cf.ravel()])
+    if not all(x.is_finite() for x in Ci.entries()):
+        return None
+    C = flint.arb_mat(m, m, [flint.arb(x.mid()) for x in Ci.entries()])
     Fm = flint.arb_mat(m, 1, F(z_mid))
     JZ = J(Z)
     Id = flint.arb_mat(m, m, [1 if i == j else 0 for i in range(m) for j in range(m)])
@@ -131,27 +132,36 @@ def _eig_box(Ua: flint.arb_mat, k: int, mid, rad: Fraction) -> tuple[flint.arb, 
     return Z[0], wvec(Z)
 
 
+def spectral_check(Ua: flint.arb_mat, k: int, mid, rad: Fraction, rho: Fraction, S_rows) -> tuple[str, object, list]:
+    """Steps (1)-(2) of the certificate for ``U`` (arb balls): ``("", lambda, w)`` or ``(why, None, [])``."""
+    m = Ua.nrows()
+    box = _eig_box(Ua, k, mid, rad)
+    if box is None:
+        return "Krawczyk's test failed for the eigenpair (lambda, w)", None, []
+    lam, w = box
+    if not lam > _arb(rho) or not rho > 0:
+        return f"rho = {float(rho):.6g} is not proved below lambda = {lam.str(5, radius=False)}", None, []
+    keep = [a for a in range(m) if a != k]
+    T = flint.arb_mat(m, m - 1)
+    for j, l in enumerate(keep):  # column j of T is e_l - w_l e_k
+        T[l, j], T[k, j] = flint.arb(1), -w[l]
+    UT = Ua * T
+    A = flint.arb_mat(m - 1, m - 1, [UT[a, j] for a in keep for j in range(m - 1)])
+    S = flint.arb_mat(m - 1, m - 1, [_arb(x) for row in S_rows for x in row])
+    if not _cholesky_pd(S):
+        return "S is not proved positive definite", None, []
+    M = S * _arb(rho) ** 2 - A.transpose() * S * A
+    if not _cholesky_pd(M):
+        return "rho^2 S - A^T S A is not proved positive definite (no contraction on ker w)", None, []
+    return "", lam, w
+
+
 def _check(c: ContractionCertificate) -> tuple[bool, str]:
     m = c.m
     Ua = _arb_mat(c.U, m, m)
-    box = _eig_box(Ua, c.k, c.mid, c.rad)
-    if box is None:
-        return False, "Krawczyk's test failed for the eigenpair (lambda, w)"
-    lam, w = box
-    if not lam > _arb(c.rho) or not c.rho > 0:
-        return False, f"rho = {float(c.rho):.6g} is not proved below lambda = {lam.str(5, radius=False)}"
-    keep = [a for a in range(m) if a != c.k]
-    T = flint.arb_mat(m, m - 1)
-    for j, l in enumerate(keep):  # column j of T is e_l - w_l e_k
-        T[l, j], T[c.k, j] = flint.arb(1), -w[l]
-    UT = Ua * T
-    A = flint.arb_mat(m - 1, m - 1, [UT[a, j] for a in keep for j in range(m - 1)])
-    S = flint.arb_mat(m - 1, m - 1, [_arb(x) for row in c.S for x in row])
-    if not _cholesky_pd(S):
-        return False, "S is not proved positive definite"
-    M = S * _arb(c.rho) ** 2 - A.transpose() * S * A
-    if not _cholesky_pd(M):
-        return False, "rho^2 S - A^T S A is not proved positive definite (no contraction on ker w)"
+    why, lam, w = spectral_check(Ua, c.k, c.mid, c.rad, c.rho, c.S)
+    if why:
+        return False, why
     C = _arb_mat(c.coords, m, c.N)
     for i in range(c.N):
         b = sum((w[a] * C[a, i] for a in range(m)), flint.arb(0)) * c.sign
@@ -165,6 +175,7 @@ def _check(c: ContractionCertificate) -> tuple[bool, str]:
 def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCertificate | None, str, dict]:
     """Float proposal of a :class:`ContractionCertificate` for ``U`` on its space and the tokens'
     coordinates; ``(None, reason, facts)`` when the spectrum or the signs rule the route out."""
+    import numpy as np
     from scipy.linalg import solve_discrete_lyapunov
 
     m, N = U.nrows(), coords.ncols()
@@ -215,7 +226,9 @@ def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCerti
     return None, f"no contraction certificate: {last}", facts
 
 
-def _radius(Uf: np.ndarray, w: np.ndarray, lam: float) -> Fraction:
+def _radius(Uf, w, lam: float) -> Fraction:
+    import numpy as np
+
     res = np.linalg.norm(Uf.T @ w - lam * w, np.inf)
     scale = max(np.linalg.norm(Uf, np.inf), 1e-300)
     r = max(1e3 * res / scale, 1e-30) * max(1.0, np.max(np.abs(w)))
@@ -227,4 +240,4 @@ def certify_contraction(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[Cont
     return propose(U, coords)
 
 
-__all__ = ["ContractionCertificate", "certify_contraction", "propose"]
+__all__ = ["ContractionCertificate", "certify_contraction", "propose", "spectral_check"]

@@ -15,16 +15,21 @@ instance's tokens only (an instance-level proof), not about every start.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from fractions import Fraction
 
 from theorems.errors import InvalidInput, InvalidType
 
 from .basin import check_basin, entered
-from .certificate import MAX_ENTRY, FateCertificate, basin_limit, cap_route_limit, hemisphere_route_limit
+from .cap import cap_entered, check_cap
+from .cap_hints import propose_cap_near
+from .certificate import (MAX_ENTRY, FateCertificate, basin_limit, cap_limit, cap_route_limit,
+                          hemisphere_route_limit)
 from .flow import OPTIONS, FlowRun, run_until
-from .hints import SETTLED, propose_basin, simulate
+from .hints import propose_basin, simulate
 from .limits import cap_test, hemisphere_test, narrow_hemisphere_test, propose_z
 from .problem import FateProblem, problem_from_system
+from .projective import check_projective, half_space, propose_projective
 from .report import Fate, FateReport
 
 DEFAULT_T_MAX = Fraction(100)
@@ -46,6 +51,39 @@ def _tight_hemisphere(found: list):
             return True
         return False
     return test
+
+
+NEAR = 1e-5
+"""A float state with a field below this is close enough for Newton to find the limit (slow convergence)."""
+PROJECTIVE_T = Fraction(10)
+"""How long the one-head route waits for the tokens to share the half-space before the general routes."""
+
+
+def _projective(problem: FateProblem, t_max: Fraction, done) -> FateReport | None:
+    """One head whose ``U`` has a dominant real eigenvalue: consensus once the tokens share ``sign <w, x> > 0``."""
+    if len(problem.heads) != 1:
+        return None
+    proj, _ = propose_projective(problem)
+    if proj is None:
+        return None
+    check = check_projective(problem, proj)
+    sides = [replace(proj, sign=s) for s in (proj.sign, -proj.sign)]
+    hit: list = []
+
+    def inside(E) -> bool:  # the side the tokens end on is not known in advance: either proves consensus
+        hit.extend(c for c in sides if not hit and half_space(c, check.w, E))
+        return bool(hit)
+
+    run = run_until(problem.field, problem.initial, min(t_max, PROJECTIVE_T), inside)
+    if not run.entered:
+        return None
+    if hit[0].sign != proj.sign:
+        proj, check = hit[0], check_projective(problem, hit[0])
+    cert = FateCertificate(problem, "consensus", "projective", run.time, None, None, f"{problem.name}: fate",
+                           projective=proj)
+    reason = f"every token is in the half-space sign <w, x> > 0 at t = {float(run.time):.6g}: {check.reason}"
+    return done(Fate.CONSENSUS, reason, entry_time=run.time, route="projective", limit=cap_limit((check.limit,) * problem.N),
+                certificate=cert, stats={"steps": run.steps, "status": run.status})
 
 
 def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.0) -> FateReport:
@@ -103,20 +141,43 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
                      else "the cap bound of Theorem 4.2 (docs/depth.md, 4.2 ODE)"))
         return done(Fate.CONSENSUS, reason, entry_time=first, route=route, limit=limit, certificate=cert, stats=stats)
 
+    projective = _projective(problem, t_max, done)
+    if projective is not None:
+        return projective
     X, t_hint, residual = simulate(problem, t_sim)
     hint = {"simulated_to": t_hint, "field_residual": residual}
-    if residual > SETTLED * 1e3:
+    if residual > NEAR:
         return done(Fate.UNKNOWN, f"the float simulation has not settled by t = {t_hint:g} (|field| = {residual:.3g}): "
                                   "no candidate limit (the tokens may rotate, oscillate or converge slowly)", stats=hint)
+    cap, cap_why = propose_cap_near(problem, X)
     basin, why = propose_basin(problem, X)
-    if basin is None:
-        return done(Fate.UNKNOWN, why, stats=hint)
-    check = check_basin(problem, basin)
-    run = run_until(problem.field, problem.initial, t_max, lambda E: entered(basin, E))
-    stats = {**hint, "steps": run.steps, "status": run.status, "basin_radius": str(basin.R[0]),
-             "basin_level": str(basin.r), "decay": str(check.decay)}
+    if basin is None and cap is None:
+        return done(Fate.UNKNOWN, why if "not a consensus" in cap_why else f"{why}; {cap_why}", stats=hint)
+    cap_check = None if cap is None else check_cap(problem, cap)
+    check = None if basin is None else check_basin(problem, basin)
+    hit: list[str] = []
+
+    def inside(E) -> bool:
+        if cap is not None and cap_entered(cap, E):
+            hit.append("contraction")
+        elif basin is not None and entered(basin, E):
+            hit.append("basin")
+        return bool(hit)
+
+    run = run_until(problem.field, problem.initial, t_max, inside)
+    stats = {**hint, "steps": run.steps, "status": run.status}
+    if basin is not None:
+        stats.update(basin_radius=str(basin.R[0]), basin_level=str(basin.r), decay=str(check.decay))
+    if cap is not None:
+        stats.update(cap_radius=str(cap.eps), cap_box=str(cap.R), cap_decay=str(cap_check.decay))
     if not run.entered:
-        return done(Fate.UNKNOWN, f"basin certified ({check.reason}), but {_why(run, 'basin', t_max)}", stats=stats)
+        proved = "; ".join(c.reason for c in (cap_check, check) if c is not None)
+        return done(Fate.UNKNOWN, f"certified ({proved}), but {_why(run, 'certified region', t_max)}", stats=stats)
+    if hit[-1] == "contraction":
+        cert = FateCertificate(problem, "consensus", "contraction", run.time, None, None, f"{problem.name}: fate", cap)
+        reason = f"the enclosure is in the certified cap at t = {float(run.time):.6g}: {cap_check.reason}"
+        return done(Fate.CONSENSUS, reason, entry_time=run.time, route="contraction", limit=cap_limit(cap_check.limit),
+                    certificate=cert, stats=stats)
     limit = basin_limit(problem, basin, check.limit)
     fate = Fate.CONSENSUS if basin.kind == "consensus" else Fate.NON_CONSENSUS
     if fate is Fate.NON_CONSENSUS and len(limit.groups) < 2:

@@ -103,12 +103,15 @@ class HeadFateMap:
 
     def figure(self, ax=None):
         """A layer x head heat map of the categories (matplotlib); returns the figure."""
-        import matplotlib.pyplot as plt
         import numpy as np
         from matplotlib.colors import ListedColormap
+        from matplotlib.patches import Rectangle
+
+        from numerics.support.png import new_figure
 
         if ax is None:
-            fig, ax = plt.subplots(figsize=(1 + 0.45 * self.n_heads, 1.2 + 0.4 * self.n_layers))
+            fig = new_figure((1 + 0.45 * self.n_heads, 1.2 + 0.4 * self.n_layers))
+            ax = fig.add_subplot()
         else:
             fig = ax.figure
         grid = np.full((self.n_layers, self.n_heads), np.nan)
@@ -119,7 +122,7 @@ class HeadFateMap:
         ax.set_xlabel("head")
         ax.set_ylabel("layer")
         ax.set_title(f"{self.model}: certified fate per head ({self.certified}/{len(self.heads)} consensus)", fontsize=9)
-        handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors]
+        handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors]
         ax.legend(handles, ["consensus"] + [f"unknown: {c}" for c in CATEGORIES[1:]], fontsize=6,
                   loc="upper left", bbox_to_anchor=(1.01, 1))
         return fig

@@ -1,7 +1,8 @@
 """Float hints for a fate (outside the trust base: they only propose what :mod:`.basin` proves).
 
 1. :func:`simulate`: DOP853 (SciPy, float64) from the instance's tokens, in doubling chunks until
-   the field is below ``1e-11`` or ``t_sim`` is reached: the candidate limit.
+   the field is below ``1e-11``, ``t_sim`` is reached, or (from ``t = 75``) the field no longer halves
+   over a chunk (rotation: no limit to propose): the candidate limit.
 2. :func:`propose_basin`: Newton's method on the chart field (float) from that limit, the float
    Jacobian ``A`` (stable or no candidate), ``S`` solving ``A^T S + S A = -I`` (SciPy), rounded
    to dyadic rationals, then the largest box ``B = mid +- R`` (``R`` halved from ``1/2``) on which
@@ -55,7 +56,11 @@ def simulate(problem: FateProblem, t_sim: float = 400.0) -> tuple[np.ndarray, fl
     X = problem.float_tokens()
     t, chunk = 0.0, 5.0
     res = float(np.max(np.abs(float_field(problem, X))))
+    previous = math.inf
     while t < t_sim and res > SETTLED:
+        if t >= 75 and res > 1e-6 and res > previous / 2:
+            break  # the field no longer decays over a doubling chunk: rotation or oscillation, no limit to propose
+        previous = res
         span = min(chunk, t_sim - t)
         sol = solve_ivp(lambda _, y: float_field(problem, y.reshape(N, d)).ravel(), (0.0, span), X.ravel(),
                         method="DOP853", rtol=1e-11, atol=1e-13)

@@ -112,6 +112,22 @@ def _fraction(value, where: str) -> Fraction:
     raise InvalidInput(where, "a rational number (constant instance)", str(value))
 
 
+def _exact_row(row, i: int) -> tuple[Fraction, ...]:
+    """Rationals, or a rational direction ``c`` of a row ``c / |c|`` (``"normalize_tokens": true``): the
+    ratios to the first nonzero entry are rational exactly when the direction is (SymPy decides, exactly)."""
+    import sympy
+
+    if all(isinstance(v, (sympy.Rational, int)) for v in row):
+        return tuple(_fraction(v, f"tokens[{i}][{j}]") for j, v in enumerate(row))
+    k = next((j for j, v in enumerate(row) if v != 0), None)
+    if k is not None and (row[k] > 0) in (True, False):
+        ratios = [sympy.simplify(v / row[k]) for v in row]
+        if all(isinstance(r, sympy.Rational) for r in ratios):
+            sign = 1 if bool(row[k] > 0) else -1
+            return tuple(sign * _fraction(r, f"tokens[{i}][{j}]") for j, r in enumerate(ratios))
+    return tuple(_fraction(v, f"tokens[{i}][{j}]") for j, v in enumerate(row))
+
+
 def problem_from_system(system) -> FateProblem:
     """The exact constant data of an :class:`~theorems.system.AttentionSystem`, or ``InvalidInput``."""
     from verify.equilibrium.search import exact_data
@@ -123,7 +139,7 @@ def problem_from_system(system) -> FateProblem:
     beta, heads = data
     if system.tokens_exact is not None:
         M = system.tokens_exact
-        tokens = tuple(tuple(_fraction(M[i, j], f"tokens[{i}][{j}]") for j in range(M.cols)) for i in range(M.rows))
+        tokens = tuple(_exact_row([M[i, j] for j in range(M.cols)], i) for i in range(M.rows))
     else:
         tokens = tuple(tuple(_fraction(v, f"tokens[{i}][{j}]") for j, v in enumerate(row))
                        for i, row in enumerate(system.tokens))

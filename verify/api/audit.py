@@ -5,7 +5,7 @@ torch is imported inside the call, never by ``import verify``)::
 
     import verify
     r = verify.audit("gpt2-tiny", random_init=True, theorem=["4.2"], hemisphere_tokens=8)
-    r.verdict, r.exit_code             # 'fails', 3: holds 0 / fails 3 / unknown 4
+    r.verdict, r.exit_code             # 'not_applicable', 6: holds 0 / a hypothesis fails 6 / unknown 4
     r.record                           # the llm_checks.audit.AuditReport
 
 ``model`` is whatever :func:`llm_checks.sources.resolve_model` accepts: a registry name, a local
@@ -70,6 +70,10 @@ COMMAND = Command(
      Option("no_tables", "bool", False, help="omit the per-layer, per-head tables from the JSON output"),
      Option("plot", "path", metavar="FILE",
             help="write layer x head heatmaps (antisymmetric share of U, ||U - I||, ||P||) as PNG"),
+     Option("fate", "bool", False, help="certify each head's fate from one prompt instead (layer x head map; "
+            "verify docs fate, real heads)"),
+     Option("prompt", "text", metavar="TEXT", help="the prompt of --fate (default: a fixed sentence)"),
+     Option("prompts", "path", metavar="FILE", help="a text file whose first non-empty line is the prompt of --fate"),
      FORCE, *CALLBACKS))
 
 
@@ -84,13 +88,18 @@ def png_target(plot: str | None, force: bool) -> list[Target]:
 
 def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Sequence[str] | None, seed: int,
            hemisphere_prompts: int, hemisphere_tokens: int, allow_pickle: bool, no_tables: bool, plot: str | None,
-           force: bool, progress: Callable[..., None] | None, on_event: Callable[[str], None] | None) -> Report:
+           force: bool, progress: Callable[..., None] | None, on_event: Callable[[str], None] | None,
+           fate: bool = False, prompt: str | None = None, prompts: str | None = None) -> Report:
     from llm_checks.audit import audit as run_audit, resolve_theorems
     from llm_checks.prompts import random_prompts
-    from llm_checks.render import render_audit
     from llm_checks.sources import resolve_model
 
     model = check_model(model)
+    if fate or prompt is not None or prompts is not None:
+        from .fate_heads import fate_report
+
+        return fate_report(model, prompt=prompt, prompts=prompts, weights=weights, fate=fate, plot=plot, force=force,
+                           on_event=on_event)
     if not (theorem is None or isinstance(theorem, str) or (
             isinstance(theorem, (list, tuple)) and all(isinstance(i, str) for i in theorem))):
         raise OptionError("theorem", "a theorem id such as '4.2' or a list of ids (text)", theorem)
@@ -110,14 +119,14 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
         on_event("measuring every layer and head")
     record = run_audit(loaded, theorems=theorem, prompts=prompts, progress=progress)
     body = {"verdict": record.status.value, **record.to_json(tables=not no_tables)}
-    text = render_audit(record)
+    text = record.render()
     if targets:
         from llm_checks.plot_audit import audit_png
 
         write_all([(targets[0], audit_png(record))], force)
         body["plot"] = str(targets[0].path)
         text += f"\nwrote {targets[0].path}"
-    return Report("audit", body, text, exit_code=record.status.exit_code, files=[str(t.path) for t in targets],
+    return Report("audit", body, text, files=[str(t.path) for t in targets],
                   record=record)
 
 
