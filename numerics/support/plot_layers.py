@@ -200,7 +200,7 @@ def audit_heatmaps_figure(heads: Mapping[str, Any], d_model: int, model: str, ax
     for name, panel_title, bar_label in AUDIT_PANELS:
         a = np.asarray(heads[name], dtype=float)
         if name == "p":
-            bar_label = f"||P||_2, 0 when P = 0 (x D = {d_model} on the unit sphere: max {float(a.max()) * d_model:.4g})"
+            bar_label = f"||P||_2 (x D = {d_model} on the unit sphere: max {float(a.max()) * d_model:.4g})"
         panels.append((panel_title, a, bar_label))
     L, H = panels[0][1].shape
     return heatmaps_figure(panels, title=title or f"audit of {model}: {L} layers x {H} heads (D = {d_model})",
