@@ -91,7 +91,7 @@ def test_cli_audit_plot_writes_a_png(tmp_path, capsys):
     out = tmp_path / "x.png"
     rc = main(["audit", "bert-tiny", "--random-init", "--plot", str(out), "--hemisphere-prompts", "0"])
     captured = capsys.readouterr()
-    assert rc == 3 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert rc == 6 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "measuring every layer and head" in captured.err and "unit sphere" in captured.out
     assert main(["audit", "bert-tiny", "--random-init", "--plot", str(out)]) == 2  # exists: needs --force
     assert "--plot" in capsys.readouterr().err
