@@ -7,11 +7,12 @@ sizes, pivots, signs and the precision are JSON integers in stated ranges.  Anyt
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Mapping
 
 from theorems.errors import InvalidInput
+from verify.certificate_fields import MAX_DIGITS, json_int as _int, json_matrix as _matrix, json_object as _obj
+from verify.certificate_fields import json_rational as _q, json_vector as _vec
 
 from .basin import KINDS, Basin
 from .cap import Cap
@@ -22,8 +23,6 @@ FORMAT = "consensus-verify/fate-certificate"
 KIND = "fate"
 FATES = ("consensus", "non-consensus")
 ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective")
-MAX_DIGITS = 400
-_RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
         "projective"}
 _INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
@@ -76,46 +75,6 @@ def _cap_json(c: Cap) -> dict[str, Any]:
     return {"chart": {"pivot": c.chart[0], "sign": c.chart[1]}, "mid": [str(v) for v in c.mid],
             "krad": [str(v) for v in c.krad], "Phi": _mat(c.Phi), "eps": str(c.eps), "R": str(c.R),
             "t": [str(v) for v in c.t], "s": _mat(c.s), "precision_bits": c.precision}
-
-
-def _obj(value: Any, field: str, keys: set[str], optional: set[str] = frozenset()) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidInput(field, "a JSON object", type(value).__name__)
-    extra = set(value) - keys
-    if extra:
-        raise InvalidInput(field, f"only the keys {sorted(keys)}", sorted(extra))
-    missing = keys - set(value) - set(optional)
-    if missing:
-        raise InvalidInput(field, f"the keys {sorted(keys)}", f"missing {sorted(missing)}")
-    return value
-
-
-def _int(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidInput(field, f"an integer in [{lo}, {hi}]", value)
-    return value
-
-
-def _q(value: Any, field: str) -> Fraction:
-    if not isinstance(value, str) or not _RATIONAL.match(value):
-        raise InvalidInput(field, "a rational number as a string such as \"-3/7\" (never a float)", value)
-    if any(len(part.lstrip("-")) > MAX_DIGITS for part in value.split("/")):
-        raise InvalidInput(field, f"a rational with at most {MAX_DIGITS} digits", f"{len(value)} characters")
-    if "/" in value and int(value.split("/")[1]) == 0:
-        raise InvalidInput(field, "a nonzero denominator", value)
-    return Fraction(value)
-
-
-def _vec(value: Any, field: str, size: int) -> tuple[Fraction, ...]:
-    if not isinstance(value, list) or len(value) != size:
-        raise InvalidInput(field, f"a list of {size} rationals", value if not isinstance(value, list) else len(value))
-    return tuple(_q(v, f"{field}[{k}]") for k, v in enumerate(value))
-
-
-def _matrix(value: Any, field: str, rows: int, cols: int) -> tuple[tuple[Fraction, ...], ...]:
-    if not isinstance(value, list) or len(value) != rows:
-        raise InvalidInput(field, f"{rows} rows", value if not isinstance(value, list) else len(value))
-    return tuple(_vec(row, f"{field}[{r}]", cols) for r, row in enumerate(value))
 
 
 def _instance(value: Any) -> FateProblem:

@@ -10,19 +10,18 @@ from __future__ import annotations
 KIND = "equilibrium"
 FORMAT = "consensus-verify/equilibrium-certificate"
 
-import re
 from fractions import Fraction
 from typing import Any, Mapping
 
 from theorems.errors import InvalidInput
+from verify.certificate_fields import MAX_DIGITS, json_int as _int, json_matrix as _matrix
+from verify.certificate_fields import json_object, json_rational as _rational, json_vector as _vector
 
 from .chart_field import FieldData
 from .claims import CLAIMS
 from .stability import token_blocks
 
-MAX_DIGITS = 400
 LIMITS = {"d": (2, 8), "N": (1, 32), "heads": (1, 4), "precision_bits": (64, 2048), "n_full": 16}
-_RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 
 
 def _q(x: Fraction) -> str:
@@ -46,47 +45,6 @@ def to_json(cert: Any) -> dict[str, Any]:
         "box": {"mid": [_q(v) for v in cert.mid], "rad": [_q(v) for v in cert.rad]},
         "stability": [{"A": _mat(A), "S": _mat(S)} for A, S in cert.blocks],
     }
-
-
-def _obj(value: Any, field: str, keys: set[str]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidInput(field, "a JSON object", type(value).__name__)
-    extra = set(value) - keys
-    if extra:
-        raise InvalidInput(field, f"only the keys {sorted(keys)}", sorted(extra))
-    missing = keys - set(value) - {"label", "claim"}
-    if missing:
-        raise InvalidInput(field, f"the keys {sorted(keys)}", f"missing {sorted(missing)}")
-    return value
-
-
-def _int(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidInput(field, f"an integer in [{lo}, {hi}]", value)
-    return value
-
-
-def _rational(value: Any, field: str) -> Fraction:
-    if not isinstance(value, str) or not _RATIONAL.match(value):
-        raise InvalidInput(field, "a rational number as a string such as \"-3/7\" (never a float)", value)
-    if any(len(part.lstrip("-")) > MAX_DIGITS for part in value.split("/")):
-        raise InvalidInput(field, f"a rational with at most {MAX_DIGITS} digits in numerator and denominator",
-                           f"{len(value)} characters")
-    if "/" in value and int(value.split("/")[1]) == 0:
-        raise InvalidInput(field, "a nonzero denominator", value)
-    return Fraction(value)
-
-
-def _vector(value: Any, field: str, size: int) -> tuple[Fraction, ...]:
-    if not isinstance(value, list) or len(value) != size:
-        raise InvalidInput(field, f"a list of {size} rationals", value if not isinstance(value, list) else len(value))
-    return tuple(_rational(v, f"{field}[{k}]") for k, v in enumerate(value))
-
-
-def _matrix(value: Any, field: str, size: int) -> tuple[tuple[Fraction, ...], ...]:
-    if not isinstance(value, list) or len(value) != size:
-        raise InvalidInput(field, f"a {size}x{size} matrix of rationals", value if not isinstance(value, list) else len(value))
-    return tuple(_vector(row, f"{field}[{r}]", size) for r, row in enumerate(value))
 
 
 def fields_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,3 +108,7 @@ def fields_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
         mid=_vector(box["mid"], "certificate.box.mid", n), rad=_vector(box["rad"], "certificate.box.rad", n),
         blocks=tuple(pairs), precision=_int(top["precision_bits"], "certificate.precision_bits", *LIMITS["precision_bits"]),
         instance_tokens=_int(sysd["instance_tokens"], "certificate.system.instance_tokens", N, 10**6), label=label)
+
+
+def _obj(value: Any, field: str, keys: set[str]) -> Mapping[str, Any]:
+    return json_object(value, field, keys, optional=("label", "claim"))
