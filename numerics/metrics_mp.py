@@ -19,7 +19,7 @@ differences of size ``sqrt(m)`` is accurate to about ``error_estimate * sqrt(m)`
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import mpmath
 import numpy as np
@@ -27,6 +27,7 @@ from mpmath.libmp import to_str
 
 from theorems.errors import InvalidInput
 
+from .evidence import RunSummary
 from .metrics import Variant, first_time, first_time_below, fit_rate, hemisphere_margins
 from .trajectory import Trajectory
 
@@ -109,7 +110,7 @@ def trajectory_metrics_mp(traj: Trajectory, instance: int = 0, variant: Variant 
 
 
 def summarize_mp(traj: Trajectory, instance: int = 0, variant: Variant = "cos", eps: float = 1e-6,
-                 hemisphere: bool = True) -> dict[str, Any]:
+                 hemisphere: bool = True) -> RunSummary:
     """The summary of :func:`numerics.evidence.summarize` for a high-precision run: the final
     metrics as decimal strings with the run's ``digits`` significant digits, the events and the
     fitted rate from the high-precision series (read as floats, whose relative accuracy survives
@@ -121,24 +122,13 @@ def summarize_mp(traj: Trajectory, instance: int = 0, variant: Variant = "cos", 
     series = trajectory_metrics_mp(traj, instance, variant)
     times = traj.times
     floats = {k: np.array([float(v) for v in vals]) for k, vals in series.items()}
-    fit = fit_rate(times, floats["E_pair"], floor=10.0 ** -(digits - 3))
-    final = {"t": float(times[-1])}
-    final.update({k: decimal(vals[-1], digits) for k, vals in series.items()})
-    out: dict[str, Any] = {
-        "E_variant": variant,
-        "metrics_precision": {"kind": "mpmath", "bits": int(traj.precision.bits), "digits": digits,
-                              "note": f"E_first, E_pair and V from the {traj.precision.bits}-bit states, printed with "
-                                      f"{digits} significant digits; the states carry the integrator's error estimate"},
-        "final": final,
-        "events": {"E_pair_below_eps": {"eps": eps, "t": first_time_below(times, floats["E_pair"], eps)},
-                   "E_first_below_eps": {"eps": eps, "t": first_time_below(times, floats["E_first"], eps)}},
-        "fitted_rate": None if fit is None else {**fit.to_json(), "metric": "E_pair"},
-    }
+    hemi = {}
     if hemisphere:
         margins = hemisphere_margins(traj.states[:, instance])
-        final["hemisphere_margin"] = float(margins[-1])
-        out["events"]["open_hemisphere"] = {
-            "t": first_time(times, margins > 1e-9),
-            "resolution": float(times[1] - times[0]) if times.size > 1 else 0.0,
-            "note": "first sample time with margin > 1e-9; Theorem 3.2 applies from then on when its other hypotheses hold"}
-    return out
+        hemi = {"hemisphere_margin": float(margins[-1]), "hemisphere_entry": first_time(times, margins > 1e-9),
+                "resolution": float(times[1] - times[0]) if times.size > 1 else 0.0}
+    E_first, E_pair, V = (decimal(series[k][-1], digits) for k in ("E_first", "E_pair", "V"))
+    return RunSummary(variant, float(times[-1]), E_first, E_pair, V, eps,
+                      first_time_below(times, floats["E_pair"], eps), first_time_below(times, floats["E_first"], eps),
+                      fit_rate(times, floats["E_pair"], floor=10.0 ** -(digits - 3)), **hemi,
+                      bits=int(traj.precision.bits), digits=digits)

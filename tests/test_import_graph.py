@@ -34,7 +34,6 @@ API_DISPATCH = ("verify/api/audit.py", "verify/api/consensus.py", "verify/api/fa
 LAZY_HEAVY = {
     "numerics/torch_backend.py": "optional torch integrator backend; torch imported inside a function, "
                                  "MissingDependency when absent",
-    "verify/cli/cmd_reproduce.py": "checks that --device cuda names a GPU torch can see",
 }
 """Function-level imports of a heavy dependency outside llm_checks, each with its reason."""
 BASE_FORBIDDEN = ("matplotlib", "threadpoolctl", "tqdm")

@@ -113,14 +113,23 @@ def _check_directory(option: str, directory: Path, shown: Path) -> None:
                            f"cannot write in {probe}: {exc.strerror or exc}") from None
 
 
-def check_name(option: str, path: object) -> Path:
-    """``path`` as a :class:`~pathlib.Path`: a ``str`` or ``os.PathLike`` of text without NUL bytes
-    (``os.lstat`` would raise ``ValueError``, ``Path(5)`` ``TypeError``)."""
-    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+def path_text(option: str, path: object) -> str:
+    """``path`` as text: a ``str`` or ``os.PathLike`` of text without NUL bytes (``os.lstat`` would raise
+    ``ValueError``, ``Path(5)`` ``TypeError``)."""
+    try:
+        text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    except TypeError:  # an os.PathLike whose __fspath__ returns neither str nor bytes
+        text = None
+    if not isinstance(text, str):
         raise InvalidInput(option, "a path (a str or a pathlib.Path)", path)
-    if "\0" in os.fspath(path):
-        raise InvalidInput(option, "a path without NUL bytes", os.fspath(path))
-    return Path(path)
+    if "\0" in text:
+        raise InvalidInput(option, "a path without NUL bytes", text)
+    return text
+
+
+def check_name(option: str, path: object) -> Path:
+    """``path`` as a :class:`~pathlib.Path` (:func:`path_text`)."""
+    return Path(path_text(option, path))
 
 
 def check_file(target: Target, force: bool) -> None:
@@ -259,3 +268,22 @@ def _roll_back(temps: list[tuple[Target, Path]], done: list[tuple[Path, Path | N
 def file_targets(pairs: Iterable[tuple[str, str | Path | None]]) -> list[Target]:
     """``Target`` records for the options that were given (``None`` values are skipped)."""
     return [Target(option, check_name(option, path)) for option, path in pairs if path]
+
+
+def file_target(option: str, path: str | None, force: bool, suffix: str = "") -> list[Target]:
+    """The target of the file ``option`` names (none when not given), ending in ``suffix`` when one is
+    given (``.png``), checked before any work."""
+    if path is not None and not path.lower().endswith(suffix):
+        raise InvalidInput(option, f"a file name ending in {suffix}", path)
+    targets = [] if path is None else [Target(option, Path(path))]
+    check_targets(targets, force)
+    return targets
+
+
+def dir_targets(option: str, directory: str, names: Iterable[str], force: bool) -> list[Target]:
+    """The targets ``directory/NAME`` of ``option``: the directory is usable and no target is refused,
+    checked before any work."""
+    check_dir(option, Path(directory))
+    targets = [Target(option, Path(directory) / name) for name in names]
+    check_targets(targets, force)
+    return targets

@@ -1,22 +1,13 @@
-"""The one report record every ``verify`` command returns, and the JSON contract it serialises to.
+"""The report every ``verify`` command returns, and the JSON contract it serialises to.
 
-The CLI is a thin renderer over the same call a notebook makes (STYLE.md §8): each command's
-library function (:mod:`verify.api`) returns a :class:`Report`, the CLI prints ``report.text`` or
-``report.to_json()`` and exits with ``report.exit_code``.
-
-The JSON contract (``--format json`` and :meth:`Report.to_json`), version :data:`SCHEMA_VERSION`:
-
-* a top-level ``schema_version`` (this module's constant, a string) and ``kind`` (the command);
-* ``verdict`` (``holds`` / ``fails`` / ``unknown``, or ``certificate_invalid`` for ``recheck``) for
-  every command that decides something, and ``status`` (``ok``, ``completed``, ...) for the
-  others (``list``, ``simulate``, ``consensus``, ``reproduce``);
-* one published JSON Schema per kind, ``verify/schemas/<kind>.schema.json``
-  (:func:`schema_path`), checked in the tests by running each command;
-* errors under ``--format json``: ``{"schema_version", "kind": "error", "error": {"field",
-  "expected", "got", "message"}}`` on stdout, exit 2 (:func:`error_payload`).
-
-A report's payload is frozen all the way down (read-only dicts and lists), and
-``to_json()`` returns a fresh plain copy: nothing a caller does to it changes the report.
+Each library call (:mod:`verify.api`) returns a :class:`Report` wrapping its typed record (which owns
+``to_json()``, ``render()`` and ``figure()``); the CLI prints ``report.text`` or ``report.to_json()`` and
+exits with ``report.exit_code`` (STYLE.md §8).  The JSON contract, version :data:`SCHEMA_VERSION`: a
+top-level ``schema_version`` and ``kind`` (the command); a ``verdict`` (:data:`VERDICTS`) for every
+command that decides something, a ``status`` (``ok``, ``completed``, ...) for the others; one published
+JSON Schema per kind (:func:`schema_path`); errors under ``--format json`` are ``{"schema_version",
+"kind": "error", "error": {"field", "expected", "got", "message"}}`` on stdout, exit 2
+(:func:`error_payload`).  A payload is frozen all the way down; ``to_json()`` returns a fresh plain copy.
 """
 from __future__ import annotations
 
@@ -27,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from theorems.errors import InvalidInput
 from theorems.verdict import VERDICT_EXIT as _VERDICT_EXIT
 
 from .frozen import freeze as _freeze, thaw as _thaw
@@ -47,11 +39,8 @@ def schema_path(kind: str) -> Path:
 
 
 def envelope(kind: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    """``body`` with the contract's header first: ``schema_version`` and ``kind``.
-
-    Raises ``ValueError`` (a programming error, not user input) when ``body`` has neither a
-    ``verdict`` nor a ``status``, or a verdict outside :data:`VERDICTS`.
-    """
+    """``body`` with the contract's header first (``schema_version``, ``kind``); ``ValueError`` (a programming
+    error) when it has neither a ``verdict`` nor a ``status``, or a verdict outside :data:`VERDICTS`."""
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}")
     if "verdict" not in body and "status" not in body and kind != "error":
@@ -75,9 +64,7 @@ def _json_value(value: Any) -> Any:
 def error_payload(exc: BaseException) -> dict[str, Any]:
     """The JSON form of a usage or input error: field, expected and got when the error names them."""
     err = {"field": getattr(exc, "field", None), "expected": getattr(exc, "expected", None),
-           "got": None, "message": str(exc)}
-    if hasattr(exc, "got"):
-        err["got"] = _json_value(exc.got)
+           "got": _json_value(getattr(exc, "got", None)), "message": str(exc)}
     if hasattr(exc, "known") and hasattr(exc, "name"):  # theorems.errors.UnknownName
         err.update(field=getattr(exc, "kind", None), expected="one of: " + ", ".join(map(str, exc.known)),
                    got=_json_value(exc.name))
@@ -89,14 +76,10 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Report:
-    """What one ``verify`` command (or :mod:`verify.api` call) produced.
-
-    ``payload`` is the JSON body (with :func:`envelope`'s header), ``text`` the console rendering,
-    ``exit_code`` the CLI exit code carried by the verdict (derived from it when not given; one that
-    contradicts it is refused), ``files`` the paths written, and
-    ``record`` the typed library record behind it when there is one (a theorem report, an
-    ``SOSResult``, a trajectory); it is not serialised.
-    """
+    """What one ``verify`` command (or :mod:`verify.api` call) produced: ``payload`` the JSON body (with
+    :func:`envelope`'s header), ``text`` the console rendering, ``exit_code`` the one the verdict carries
+    (derived when not given; a contradicting one is refused), ``files`` the paths written, ``record`` the
+    typed library record behind it (not serialised; it draws :meth:`plot`)."""
 
     kind: str
     payload: Mapping[str, Any]
@@ -155,9 +138,64 @@ class Report:
                 f"<pre style=\"white-space:pre-wrap\">{html.escape(self.text)}</pre></div>")
 
     def plot(self, ax: Any = None, **options: Any):
-        """The matplotlib ``Figure`` its record draws (``record.figure(ax=None)``, :mod:`verify.api.plots`);
-        ``ax``: draw into an existing Axes.  ``InvalidInput`` when the kind has nothing to draw (``list``,
-        ``sos``, ...) or the report lacks its record."""
-        from verify.api.plots import figure_for
-
+        """The matplotlib ``Figure`` its record draws (:func:`figure_for`); ``ax``: draw into an existing Axes."""
         return figure_for(self, ax, **options)
+
+
+FIGURES = {"simulate": ("Simulation", ("title", "variant")), "consensus": ("ConsensusResult", ("title",)),
+           "audit": ("AuditReport", ("title",)), "depth": ("DepthReport", ("title", "label")),
+           "theorem": ("TheoremReport", ("title",))}
+"""Each plottable kind: the record its figure comes from (a record of another kind is not drawn as this one)
+and the options of that figure."""
+NOTHING_TO_DRAW = {
+    "list": "a simulate, consensus, audit, depth or theorem report (a list of results has nothing to draw)",
+    "assumptions": "a theorem report with numerical evidence (an assumptions report holds verdicts only)",
+    "sos": "a report with series to draw (an SOS certificate is exact data, not a curve)",
+    "lyapunov": "a report with series to draw (a Lyapunov certificate is exact data, not a curve)",
+    "recheck": "a report with series to draw (a re-check returns a verdict only)",
+    "error": "a report of a command that ran (this one is an error)",
+    "reproduce": "a simulate, consensus, audit, depth or theorem report (reproduce writes its figures as PNG files: "
+                 "report.files)",
+}
+VARIANTS = ("cos", "abs")
+
+
+def figure_for(report: Any, ax: Any = None, **options: Any) -> Any:
+    """The matplotlib ``Figure`` of ``report``, drawn by its typed record (never from the JSON payload): the
+    record's ``figure(ax=None, **options)`` (:data:`FIGURES`; a theorem report re-integrates its evidence:
+    evidence, not proof), ``ax`` an existing Axes (``audit``: three, one per heatmap).  ``options``: ``title``
+    (every kind), ``variant`` (``simulate``: ``"cos"`` or ``"abs"``), ``label`` (``depth``).  Kinds with nothing
+    to draw (:data:`NOTHING_TO_DRAW`) and reports without their record raise ``InvalidInput``."""
+    if not isinstance(report, Report):
+        raise InvalidInput("report", "a verify.report.Report", type(report).__name__)
+    if report.kind in NOTHING_TO_DRAW:
+        raise InvalidInput("plot", NOTHING_TO_DRAW[report.kind], report.kind)
+    if report.kind not in FIGURES:
+        raise InvalidInput("plot", f"a report of kind {', '.join(FIGURES)}", report.kind)
+    owner, known = FIGURES[report.kind]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InvalidInput("plot options", f"options of a {report.kind} figure: {', '.join(known)}", unknown)
+    if ax is not None and not callable(getattr(ax, "plot", None)) and report.kind != "audit":  # audit: one Axes per panel
+        raise InvalidInput("ax", "a matplotlib Axes, or None for a new Figure", type(ax).__name__)
+    options = _checked_options(options)
+    record = report.record
+    if type(record).__name__ == owner and callable(getattr(record, "figure", None)):
+        own = json.loads(json.dumps(record.to_json(), default=str))
+        if any(json.loads(json.dumps(report.payload[k], default=str)) != v for k, v in own.items() if k in report.payload):
+            raise InvalidInput("plot", f"a report whose payload is its record's JSON (the {owner} draws the figure)",
+                               "a payload of another record", hint="plot the report the library call returned")
+        return record.figure(ax=ax, **options)
+    raise InvalidInput("plot", f"the {report.kind} report of the library call (its record, a {owner}, draws the figure)",
+                       "a report without its record", hint="figures are drawn from the typed record, not the payload")
+
+
+def _checked_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``title`` and ``label`` are text, ``variant`` is ``"cos"`` or ``"abs"``; ``None`` means not given."""
+    given = {k: v for k, v in options.items() if v is not None}
+    for key in ("title", "label"):
+        if key in given and not isinstance(given[key], str):
+            raise InvalidInput(f"plot {key}", "text (a str)", type(given[key]).__name__)
+    if "variant" in given and (not isinstance(given["variant"], str) or given["variant"] not in VARIANTS):
+        raise InvalidInput("plot variant", "'cos' or 'abs'", given["variant"])
+    return given

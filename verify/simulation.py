@@ -11,12 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, final
+from typing import TYPE_CHECKING, Any, Mapping, final
 
-
-def _metric(value: float | str) -> str:
-    """A final metric as printed: float64 with 4 digits, or the decimal string of a high-precision run."""
-    return value if isinstance(value, str) else f"{value:.3e}"
+if TYPE_CHECKING:
+    from numerics.evidence import BatchSummary, RunSummary
 
 
 def _g(value: float | None) -> str:
@@ -27,14 +25,15 @@ def _g(value: float | None) -> str:
 @dataclass(frozen=True, eq=False)
 class Simulation:
     """One run: ``source`` (``{"kind": "preset", "name", "default", "tokens", "dim", "seed"}`` or
-    ``{"kind": "instance", "file"}``), ``options`` (as reported), ``summary`` (final metrics, events and
-    fitted rate of one run, or ``{"batch": ...}`` for ``samples``), ``plot`` the PNG written, if any."""
+    ``{"kind": "instance", "file"}``), ``options`` (as reported), ``summary`` (the
+    :class:`numerics.evidence.RunSummary` of one run, or the :class:`numerics.evidence.BatchSummary`
+    of ``samples``; JSON under ``"batch"``), ``plot`` the PNG written, if any."""
 
     system: Any
     source: Mapping[str, Any]
     options: Mapping[str, Any]
     trajectory: Any
-    summary: Mapping[str, Any]
+    summary: RunSummary | BatchSummary | None
     plot: str | None = None
     variant: str = field(default="cos")
 
@@ -47,12 +46,19 @@ class Simulation:
         s = self.system
         out = {"status": self.status, "source": dict(self.source), "instance": s.name, "N": s.N, "d": s.d, "H": s.H,
                "mask": s.mask, "beta": str(s.beta), "options": dict(self.options),
-               "integrator": self.trajectory.to_json(), **self.summary}
+               "integrator": self.trajectory.to_json(), **self._summary_json()}
         return out | ({"plot": self.plot} if self.plot is not None else {})
+
+    def _summary_json(self) -> dict[str, Any]:
+        from numerics.evidence import BatchSummary
+
+        if not self.summary:  # a record built without its summary (nothing measured)
+            return {}
+        return {"batch": self.summary.to_json()} if isinstance(self.summary, BatchSummary) else self.summary.to_json()
 
     def render(self) -> str:
         """The console text: the instance, the integrator's run, the final metrics and events."""
-        s, traj, source, p = self.system, self.trajectory, self.source, self.summary
+        s, traj, source = self.system, self.trajectory, self.source
         lines = []
         if source["kind"] == "preset" and source["default"]:
             lines.append(f"no preset or instance given: simulating the default preset {source['name']} "
@@ -60,34 +66,8 @@ class Simulation:
         lines += [f"instance {s.name}: N={s.N} d={s.d} H={s.H} mask={s.mask} beta={s.beta}",
                   f"integrator {traj.method} ({traj.precision.kind}, {traj.precision.bits} bits): {traj.status.value}, "
                   f"{traj.stats.steps} steps, {round(traj.stats.wall_time, 6):.3g} s, "
-                  f"error estimate {_g(float(traj.error_estimate))} ({traj.error_kind})"]
-        if "final" in p:
-            lines += self._final_lines(p)
-        else:
-            fe = p["batch"]["final_E_pair"]
-            lines.append(f"{p['batch']['instances']} initial conditions: final E_pair median {fe['median']:.3e}, "
-                         f"10-90% band [{fe['band'][0]:.3e}, {fe['band'][1]:.3e}] (min {fe['min']:.3e}, max {fe['max']:.3e})")
+                  f"error estimate {_g(float(traj.error_estimate))} ({traj.error_kind})", self.summary.render()]
         return "\n".join(lines + ([f"plot written to {self.plot}"] if self.plot is not None else []))
-
-    @staticmethod
-    def _final_lines(p: Mapping[str, Any]) -> list[str]:
-        f, lines = p["final"], []
-        if "metrics_precision" in p:
-            mp = p["metrics_precision"]
-            lines.append(f"metrics computed with {mp['bits']} bits from the high-precision states, {mp['digits']} "
-                         "significant digits:")
-        lines.append(f"at t={f['t']:g}: E_first({p['E_variant']})={_metric(f['E_first'])}  E_pair={_metric(f['E_pair'])}"
-                     f"  V={_metric(f['V'])}  hemisphere margin={f.get('hemisphere_margin', float('nan')):.3g}")
-        hemi = p["events"].get("open_hemisphere", {}).get("t")
-        lines.append(f"tokens in an open hemisphere from t={hemi:g}" if hemi is not None
-                     else "tokens never in an open hemisphere at the samples")
-        below = p["events"]["E_pair_below_eps"]
-        lines.append(f"E_pair < {below['eps']:g} from t={below['t']:.4g}" if below["t"] is not None
-                     else f"E_pair stays >= {below['eps']:g}")
-        fit = p.get("fitted_rate")
-        lines.append(f"fitted rate of E_pair: {fit['rate']:.4g} on [{fit['t_from']:.3g}, {fit['t_to']:.3g}]" if fit
-                     else "no rate fitted (too few samples above round-off)")
-        return lines
 
     def figure(self, ax: Any = None, *, title: str | None = None, variant: str | None = None) -> Any:
         """E (and V, for a causal run) against ``t`` (:func:`numerics.plotting.trajectory_figure`; a batch:

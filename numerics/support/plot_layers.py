@@ -1,7 +1,7 @@
 """Figures of transformer measurements from plain arrays: metrics against depth, and layer x head heatmaps.
 
-Both :mod:`llm_checks` (from its records) and :mod:`verify.api.plots` (from a report's JSON payload)
-draw through these functions, so a figure looks the same whichever built it; nothing here imports
+The records of :mod:`llm_checks` (consensus, audit), which ``verify``'s reports plot, draw through
+these functions, so a figure looks the same whichever built it; nothing here imports
 torch.  Figures are :class:`matplotlib.figure.Figure` objects on their own Agg canvas (no pyplot).
 
 * :func:`depth_curves_figure`: ``curves[label]`` ``(prompts, layers)`` against the layer index,

@@ -1,4 +1,4 @@
-"""``Report.plot()`` / :func:`verify.api.plots.figure_for`: one Figure per plottable kind, drawn from
+"""``Report.plot()`` / :func:`verify.report.figure_for`: one Figure per plottable kind, drawn from
 the record or from today's CLI payload keys, with the data it was given; the figure defects of
 issue 15 stay fixed; non-plottable kinds raise InvalidInput; the PNG wrappers still return PNGs."""
 from __future__ import annotations
@@ -8,17 +8,17 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
+from scipy.stats import t as student
 import pytest
 from matplotlib.figure import Figure
 
 from numerics.dop853 import DOP853
-from numerics.evidence import batch_summary, student_t_half_width
+from numerics.evidence import batch_summary
 from numerics.metrics import E_pair, V_first
 from numerics.plotting import FLOOR, plot_trajectory, quantile_band, trajectory_figure
 from numerics.presets import preset, with_random_tokens
 from theorems.errors import InvalidInput
-from verify.api.plots import NOTHING_TO_DRAW, figure_for
-from verify.report import Report
+from verify.report import NOTHING_TO_DRAW, Report, figure_for
 from verify.simulation import Simulation
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -79,7 +79,7 @@ def test_trajectory_legend_sits_outside_the_data(causal_batch):
 
 
 def test_a_payload_alone_is_never_drawn(causal_batch):
-    batch = batch_summary(causal_batch)
+    batch = batch_summary(causal_batch).to_json()
     for report in (_simulate_report(None, "full", batch=batch), _simulate_report(None, "full", final={"t": 6.0}),
                    Report("audit", {"verdict": "fails", "layout": {"d_model": 16}, "heads": {"p": [[1.0]]}}, ""),
                    Report("consensus", {"status": "completed", "n_blocks": 1, "metrics": {}}, ""),
@@ -92,13 +92,14 @@ def test_a_payload_alone_is_never_drawn(causal_batch):
 def test_quantile_band_is_not_mean_plus_minus_t_and_never_reaches_the_floor_spuriously():
     values = np.array([[1e-10] * 9 + [1.0]] * 4)  # one outlier: mean - t half-width < 0
     median, low, high = quantile_band(values)
-    assert np.all(values.mean(axis=1) - student_t_half_width(values, axis=1) < 0)
+    half = student.ppf(0.975, values.shape[1] - 1) * values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+    assert np.all(values.mean(axis=1) - half < 0)
     np.testing.assert_array_equal(median, np.full(4, 1e-10))
     np.testing.assert_array_equal(low, np.full(4, 1e-10))
     np.testing.assert_allclose(high, np.full(4, 0.9 * 1e-10 + 0.1 * 1.0), rtol=1e-12)  # position 8.1 of 0..9: 10% of the way to the outlier
 
 
-def test_sim_grid_panels_draw_median_and_interquartile_band():
+def test_sim_grid_panels_draw_median_and_the_10_90_band():
     from verify._reproduce.figures import grid_figure, grid_png
 
     t = np.linspace(0, 10, 11)
@@ -111,8 +112,8 @@ def test_sim_grid_panels_draw_median_and_interquartile_band():
     ax = next(a for a in fig.axes if a.get_title() == "U = I, full attention")
     lines = _lines(ax)
     np.testing.assert_allclose(lines["P periodic: median of 5"], np.maximum(np.median(2 * E, axis=1), FLOOR), rtol=1e-12)
-    band = next(c for c in ax.collections if c.get_label() == "P constant: 25-75% of runs")
-    low, high = np.quantile(E, [0.25, 0.75], axis=1)
+    band = next(c for c in ax.collections if c.get_label() == "P constant: 10-90% of runs")  # the claim table's band
+    low, high = np.quantile(E, [0.1, 0.9], axis=1)
     edges = _band_edges(band, t)
     for i in range(t.size):
         got = sorted(edges[float(t[i])])

@@ -68,9 +68,9 @@ def test_resume_ignores_a_cache_whose_inputs_changed(tmp_path):
 def test_the_codec_round_trips_exactly():
     import numpy as np
 
-    from verify._reproduce.stats import mean_band
+    from verify._reproduce.stats import UNBOUNDED, median_band
 
-    part = {"a": np.array([[0.1, 1e-300], [np.pi, -0.0]]), "b": b"\x89PNG", "m": mean_band([0.1, 0.2, 0.3], "x"),
+    part = {"a": np.array([[0.1, 1e-300], [np.pi, -0.0]]), "b": b"\x89PNG", "m": median_band([0.1, 0.2, 0.3], "x", UNBOUNDED),
             "f": 0.1 + 0.2, "n": [1, None, "s"]}
     back = decode(encode(part))
     assert back["a"].tobytes() == part["a"].tobytes() and back["b"] == part["b"] and back["m"] == part["m"]

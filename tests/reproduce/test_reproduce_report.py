@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import t as student
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -73,7 +72,7 @@ def run(tmp_path_factory, request):
 
 def _m(row, q):
     m = row["measurements"][q]
-    return m["mean"], m["low"], m["high"]
+    return m["value"], m["low"], m["high"]
 
 
 def recompute(rule, row):
@@ -87,14 +86,14 @@ def recompute(rule, row):
         return "agrees"
     if kind in ("most_below", "most_greater"):
         return _sign_rule(rule, row)
-    names = {"upper_below": [rule.get("q")], "lower_above": [rule.get("q")], "mean_at_least": [rule.get("q")],
+    names = {"upper_below": [rule.get("q")], "lower_above": [rule.get("q")], "at_least": [rule.get("q")],
              "share_typical": [rule.get("q")], "greater": [rule.get("a"), rule.get("b")],
              "decrease": [rule.get("first"), rule.get("last")], "down_trend": [rule.get("slope"), rule.get("last")],
              "ordered": rule.get("qs")}[kind]
     for q in names:
         if q not in row["measurements"] or any(v is None or not math.isfinite(v) for v in _m(row, q)):
             return "not testable here"
-    if kind != "mean_at_least" and any(row["measurements"][q]["band"] == "single run (no band)" for q in names):
+    if kind != "at_least" and any(row["measurements"][q]["band"] == "single run (no band)" for q in names):
         return "not testable here"
     M = {q: _m(row, q) for q in names}  # (mean, low, high)
     if kind == "upper_below":
@@ -103,7 +102,7 @@ def recompute(rule, row):
     if kind == "lower_above":
         (mean, lo, hi), th = M[rule["q"]], rule["threshold"]
         return "agrees" if lo > th else ("contradicted" if hi <= th else "not supported")
-    if kind == "mean_at_least":
+    if kind == "at_least":
         (mean, lo, hi), th = M[rule["q"]], rule["threshold"]
         return "agrees" if mean >= th else ("contradicted" if hi < th else "not supported")
     if kind == "share_typical":
@@ -170,7 +169,7 @@ def test_every_claim_row_has_a_measurement_or_a_reason(run):
             assert row["measurements"], row["id"]
             for m in row["measurements"].values():
                 assert m["n"] >= 1 and m["what"] and m["band"]
-                assert m["low"] <= m["mean"] <= m["high"], (row["id"], m)
+                assert m["low"] <= m["value"] <= m["high"], (row["id"], m)
     assert measured >= 12
 
 
@@ -213,14 +212,15 @@ def test_bands_recompute_from_the_stored_values(run):
     checked = 0
     for row in run["report"]["claims"]:
         for m in row["measurements"].values():
-            if m["band"] != "student-t 95%" or m.get("values") is None:
+            if m["band"] != "10-90% quantiles" or m.get("values") is None:
                 continue
-            v = np.asarray(m["values"], dtype=float)
-            half = student.ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
+            lo, hi = (-math.inf if m["range"][0] is None else m["range"][0]), (math.inf if m["range"][1] is None else m["range"][1])
+            v = np.clip(np.asarray(m["values"], dtype=float), lo, hi)
             assert m["n"] == v.size
-            assert abs(m["mean"] - v.mean()) <= 1e-12 * max(1.0, abs(v.mean()))
-            assert abs((m["high"] - m["mean"]) - half) <= 1e-9 * max(1e-300, half) + 1e-300
-            assert abs((m["mean"] - m["low"]) - half) <= 1e-9 * max(1e-300, half) + 1e-300
+            assert [m["low"], m["value"], m["high"]] == pytest.approx(list(np.quantile(v, [0.1, 0.5, 0.9])), rel=1e-12, abs=1e-300)
+            assert lo <= m["low"] <= m["value"] <= m["high"] <= hi  # never outside the quantity's range
+            if m.get("raw_min") is not None:
+                assert m["raw_min"] < lo and m["raw_min"] == min(m["values"])
             checked += 1
     assert checked >= 10
 

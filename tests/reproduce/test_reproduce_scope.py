@@ -12,7 +12,7 @@ from verify._reproduce import CLAIMS, SMOKE, Case, ClaimStatus, Measurement, dec
 from verify._reproduce import rules as R
 from verify._reproduce.claims import Claim
 from verify._reproduce.runner import build_row, figure_command
-from verify._reproduce.stats import mean_band
+from verify._reproduce.stats import UNBOUNDED, median_band
 
 
 def _orders(rule):
@@ -57,8 +57,8 @@ def test_asymptotic_rate_ordering_claim_is_gone_and_the_time_one_kept():
 
 def _shape_case(model):
     def run(scale, progress):
-        return {"measurements": {"first": mean_band([1.0, 1.1, 0.9], f"{model}: first"),
-                                 "last": mean_band([0.1, 0.11, 0.09], f"{model}: last")},
+        return {"measurements": {"first": median_band([1.0, 1.1, 0.9], f"{model}: first", UNBOUNDED),
+                                 "last": median_band([0.1, 0.11, 0.09], f"{model}: last", UNBOUNDED)},
                 "details": {"model": model}}
     return run
 
@@ -83,23 +83,23 @@ def test_large_model_claims_declare_their_models():
 @pytest.mark.parametrize("rule", [R.upper_below("q", 1e-8), R.lower_above("q", 0.0), R.greater("q", "r"),
                                   R.decrease("r", "q"), R.ordered("r", "q")])
 def test_a_single_run_has_no_band_and_decides_nothing(rule):
-    ms = {"q": mean_band([1e-9], "one run"), "r": mean_band([5.0, 5.1, 4.9], "three runs")}
+    ms = {"q": median_band([1e-9], "one run", UNBOUNDED), "r": median_band([5.0, 5.1, 4.9], "three runs", UNBOUNDED)}
     status, reason = decide(rule, ms)
     assert status is ClaimStatus.NOT_TESTABLE and "single run has no band" in reason
-    ms["q"] = mean_band([1e-9, 2e-9], "two runs")
+    ms["q"] = median_band([1e-9, 2e-9], "two runs", UNBOUNDED)
     assert decide(rule, ms)[0] is not ClaimStatus.NOT_TESTABLE
 
 
 def test_single_checks_and_means_are_still_decided():
     one = Measurement(1.0, 1.0, 1.0, 1, "x", "single check")
     assert decide(R.upper_below("q", 2.0), {"q": one})[0] is ClaimStatus.AGREES
-    assert decide(R.mean_at_least("q", 1.0), {"q": mean_band([1.0], "x")})[0] is ClaimStatus.AGREES
+    assert decide(R.at_least("q", 1.0), {"q": median_band([1.0], "x", UNBOUNDED)})[0] is ClaimStatus.AGREES
 
 
-def test_mean_band_says_how_many_runs_were_dropped():
-    m = mean_band([1.0, math.nan, 2.0, math.inf, 3.0], "rate")
+def test_median_band_says_how_many_runs_were_dropped():
+    m = median_band([1.0, math.nan, 2.0, math.inf, 3.0], "rate", UNBOUNDED)
     assert m.n == 3 and "2 of 5 runs non-finite, dropped" in m.what
-    assert mean_band([1.0, 2.0], "rate").what == "rate"
+    assert median_band([1.0, 2.0], "rate", UNBOUNDED).what == "rate"
 
 
 def test_figure_commands_cover_a_claim():

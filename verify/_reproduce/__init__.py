@@ -10,7 +10,7 @@ package is its private implementation, as ``verify._theorem`` is ``verify.theore
                        cache_dir="out/.reproduce-cache", resume=True, progress=lambda fraction, label="": ...)
     write_report(report, "out/")   # report.md, report.json, report.html, figures/*.png, atomically
 
-Modules: :mod:`.records` (frozen records), :mod:`.stats` (95% bands), :mod:`.rules` (the
+Modules: :mod:`.records` (frozen records), :mod:`.stats` (bands), :mod:`.rules` (the
 decision rules), :mod:`.claims` (the claims and their sources), :mod:`.sim_theory` /
 :mod:`.sim_grid` / :mod:`.theorem_cases` (the simulation cases, as tasks), :mod:`.llm_tasks` (the
 LLM cases, through ``verify.consensus``: this package never imports :mod:`llm_checks`) and

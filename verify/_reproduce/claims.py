@@ -87,7 +87,7 @@ CLAIMS: tuple[Claim, ...] = (
           REPLY + ": 'The conclusions of Theorem 3.2 still hold when the tokens don't start in an hemisphere but enter an "
           "hemisphere at some future time ... In our experiments we always observed consensus'",
           ("sim-3.2-late",),
-          R.all_of(R.mean_at_least("sim-3.2-late:entered_share", 1.0), R.upper_below("sim-3.2-late:final_E_pair", 1e-8)), PAPER),
+          R.all_of(R.at_least("sim-3.2-late:entered_share", 1.0), R.upper_below("sim-3.2-late:final_E_pair", 1e-8)), PAPER),
     Claim("thm-4.2", "Theorem 4.2: causal attention, U^h = I, P^h bounded => x_1 never moves and every token tends to x_1(0)",
           "docs/model.md §2 (4.2); " + SUMMARY + ": 'consensus set is asymptotically stable with a domain of attraction covering almost all initial conditions'",
           ("sim-4.2",),
@@ -125,7 +125,7 @@ CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"check-{tid}", f"verify theorem {tid} on its built-in example: every hypothesis holds, every certificate and symbolic "
             "step re-checks exactly (relative to cited steps), and the simulation shows the conclusion",
             f"docs/model.md §2-§3 ({tid})", ("theorems",),
-            R.all_of(R.mean_at_least(f"theorems:holds_{tid}", 1.0), R.upper_below(f"theorems:evidence_{tid}", 1e-8)), SELF)
+            R.all_of(R.at_least(f"theorems:holds_{tid}", 1.0), R.upper_below(f"theorems:evidence_{tid}", 1e-8)), SELF)
       for tid in ("3.2", "4.2", "4.4-sym")),
     Claim("llm-trained-consensus", "The paper's main experiment: trained GPT-2 XL and GPT-Neo 2.7B " + PROTOCOL + ": E "
           "converges toward 0 across depth with the feedforward layers removed, and still with them present",

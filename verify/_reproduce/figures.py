@@ -3,8 +3,8 @@
 The per-case trajectory plots come from :func:`numerics.plotting.trajectory_figure`; here are the
 ones that summarise many cases: the simulation grid, the fitted rates with their bands, and the
 LLM curves across depth.  Curves on a log axis are the median over runs (or prompts) with a
-quantile band (:func:`numerics.plotting.quantile_band`: 10-90%, the grid's 25-75%), never mean +- t; the rate panels
-are linear and show each :class:`~verify._reproduce.records.Measurement`'s mean and its band.
+quantile band (:func:`numerics.plotting.quantile_band`: 10-90%, as in the claim table), never mean +- t; the rate
+panels are linear and show each :class:`~verify._reproduce.records.Measurement`'s median and its band.
 Each ``*_png`` function is the PNG of the ``*_figure`` function of the same arguments.
 """
 from __future__ import annotations
@@ -25,8 +25,6 @@ _COLORS = {"constant": "tab:blue", "periodic": "tab:orange", "piecewise": "tab:g
 _U_ORDER = ("identity", "symmetric", "random")
 _U_TITLE = {"identity": "U = I", "symmetric": "U symmetric", "random": "U random"}
 _MASK_ORDER = ("full", "causal")
-GRID_QUANTILES = (0.25, 0.75)
-"""The grid's band: the interquartile range (three overlapping 10-90% bands per panel hide each other)."""
 
 
 def _cell(name: str) -> tuple[str, str, str]:
@@ -56,8 +54,7 @@ def grid_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Any:
                     continue
                 E = np.asarray(E, dtype=float)
                 runs.add(E.shape[1] if E.ndim == 2 else 1)
-                draw_band(ax, np.asarray(t, dtype=float), E, label=f"P {p}", color=_COLORS.get(p), lw=1.4,
-                          q=GRID_QUANTILES, alpha=0.18)
+                draw_band(ax, np.asarray(t, dtype=float), E, label=f"P {p}", color=_COLORS.get(p), lw=1.4, alpha=0.14)
                 lowest = min(lowest, float(np.nanmin(E)))
             ax.set_yscale("log")
             ax.set_title(f"{_U_TITLE.get(u, 'U ' + u)}, {mask} attention", fontsize=9)
@@ -78,8 +75,8 @@ def grid_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Any:
                     labels.append(lab)
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
     n = "/".join(str(r) for r in sorted(runs))
-    fig.suptitle(f"E_pair against t: median of {n} seeded runs per cell, shaded {band_label('runs', GRID_QUANTILES)} "
-                 "(interquartile range)", fontsize=10)
+    fig.suptitle(f"E_pair against t: median of {n} seeded runs per cell, shaded {band_label('runs')} "
+                 "(the statistic of the claim table)", fontsize=10)
     return fig
 
 
@@ -88,7 +85,8 @@ def grid_png(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
 
 
 def rates_figure(early: Mapping[str, Measurement], late: Mapping[str, Measurement]) -> Any:
-    """Error bars: mean early-phase and late fitted rates with their bands, one point per
+    """Error bars: the median early-phase and late fitted rates with their 10-90% bands (the claim
+    table's numbers), one point per
     ``<P>-<U>-<mask>`` name (two panels, linear axes)."""
     fig = new_figure((10, 4.2), dpi=90, layout="constrained")
     for k, (title, rows) in enumerate((("early-phase rate (while E_pair > 1e-2)", early),
@@ -97,13 +95,13 @@ def rates_figure(early: Mapping[str, Measurement], late: Mapping[str, Measuremen
         names = list(rows)
         for i, name in enumerate(names):
             m = rows[name]
-            ax.errorbar([i], [m.mean], yerr=[[m.mean - m.low], [m.high - m.mean]], fmt="o", capsize=4,
+            ax.errorbar([i], [m.value], yerr=[[m.value - m.low], [m.high - m.value]], fmt="o", capsize=4,
                         color=_COLORS.get(name.split("-")[0]))
         ax.set_xticks(range(len(names)))
         ax.set_xticklabels(names, rotation=25, ha="right", fontsize=7)
         ax.set_xlabel("cell <P>-<U>-<mask>", fontsize=8)
         ax.set_ylabel("fitted rate of E_pair (1/t)")
-        ax.set_title(title + "; mean and its band", fontsize=9)
+        ax.set_title(title + "; median, 10-90% of runs", fontsize=9)
         ax.grid(True, alpha=0.3)
     return fig
 

@@ -18,7 +18,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .figures import curves_png
-from .stats import mean_band
+from numerics.spread import METRIC_RANGES
+
+from .stats import UNBOUNDED, median_band
 from .tasks import merge
 
 
@@ -45,11 +47,14 @@ def reached(E: np.ndarray, n_blocks: int) -> str:
 
 
 def _curve_measurements(name: str, tag: str, label: str, E: np.ndarray) -> dict[str, Any]:
+    E_range = METRIC_RANGES["E_first"]
     return {
-        f"E_first_block1_{tag}": mean_band(E[:, 0], f"{name}, {label}: E_first after layer 1, across prompts"),
-        f"E_first_last_{tag}": mean_band(E[:, -1], f"{name}, {label}: E_first after the last of {E.shape[1]} layers, across prompts"),
-        f"E_first_slope_{tag}": mean_band(last_half_slopes(E), f"{name}, {label}: slope of E_first per layer over the last half of "
-                                                                f"depth (layers {E.shape[1] // 2 + 1}-{E.shape[1]}), across prompts"),
+        f"E_first_block1_{tag}": median_band(E[:, 0], f"{name}, {label}: E_first after layer 1, across prompts", E_range),
+        f"E_first_last_{tag}": median_band(E[:, -1], f"{name}, {label}: E_first after the last of {E.shape[1]} layers, "
+                                                     "across prompts", E_range),
+        f"E_first_slope_{tag}": median_band(last_half_slopes(E), f"{name}, {label}: slope of E_first per layer over the last half of "
+                                                                f"depth (layers {E.shape[1] // 2 + 1}-{E.shape[1]}), across prompts",
+                                            UNBOUNDED),
     }
 
 

@@ -1,6 +1,6 @@
 """Frozen records of a reproduction run: measurements, case results, claim rows, the report.
 
-A :class:`Measurement` is a number with its 95% band and the sample it came from; a
+A :class:`Measurement` is a number with its band and the sample it came from; a
 :class:`CaseResult` is what one case measured (or why it could not); a :class:`ClaimRow` sets one
 claim of the paper beside the measurements that decide it.  Everything serialises to plain JSON
 (``to_json``) and is read back by ``from_json`` so the report's JSON can be re-checked without
@@ -57,30 +57,43 @@ def _num(x: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class Measurement:
-    """``mean`` with the band ``[low, high]`` over ``n`` runs (seeds or prompts).
+    """``value`` with the band ``[low, high]`` over ``n`` runs (seeds or prompts).
 
-    ``band`` names how the band was computed (``"student-t 95%"``, ``"clopper-pearson 95%"``,
-    ``"extreme"`` for a maximum over all runs, where ``low = high = mean``).  ``values`` keeps
-    the per-run numbers when there are few enough to store, so a reader can recompute the band.
+    ``band`` names the statistic: ``"10-90% quantiles"`` (``value`` is the median of the runs, the
+    band their 10% and 90% quantiles, all clipped to ``value_range``), ``"clopper-pearson 95%"`` (a
+    share), ``"extreme"`` (a maximum over all runs, ``low = high = value``), ``"single run (no
+    band)"``.  ``values`` keeps the per-run numbers when there are few enough to store, so a reader
+    can recompute the band; ``raw_min`` is the smallest run when it fell below the range (round-off).
     """
 
-    mean: float
+    value: float
     low: float
     high: float
     n: int
     what: str
     band: str
     values: tuple[float, ...] | None = None
+    value_range: tuple[float, float] | None = None
+    raw_min: float | None = None
 
     def __post_init__(self) -> None:
         if self.n < 0:
             raise ValueError(f"measurement {self.what!r}: n must be >= 0, got {self.n}")
-        if not (self.low <= self.mean <= self.high) and all(math.isfinite(v) for v in (self.low, self.mean, self.high)):
-            raise ValueError(f"measurement {self.what!r}: expected low <= mean <= high, got {self.low}, {self.mean}, {self.high}")
+        if not (self.low <= self.value <= self.high) and all(math.isfinite(v) for v in (self.low, self.value, self.high)):
+            raise ValueError(f"measurement {self.what!r}: expected low <= value <= high, got {self.low}, {self.value}, {self.high}")
+        if self.value_range is not None:
+            lo, hi = self.value_range
+            if not lo < hi or any(math.isfinite(v) and not lo <= v <= hi for v in (self.low, self.value, self.high)):
+                raise ValueError(f"measurement {self.what!r}: expected the value and its band inside {list(self.value_range)}, "
+                                 f"got {self.value} [{self.low}, {self.high}]")
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mean": _num(self.mean), "low": _num(self.low), "high": _num(self.high), "n": self.n,
+        out: dict[str, Any] = {"value": _num(self.value), "low": _num(self.low), "high": _num(self.high), "n": self.n,
                                "what": self.what, "band": self.band}
+        if self.value_range is not None:
+            out["range"] = [_num(v) for v in self.value_range]
+        if self.raw_min is not None:
+            out["raw_min"] = _num(self.raw_min)
         if self.values is not None:
             out["values"] = [_num(v) for v in self.values]
         return out
@@ -88,19 +101,25 @@ class Measurement:
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> "Measurement":
         nan = float("nan")
-        values = data.get("values")
+        values, rng = data.get("values"), data.get("range")
         return Measurement(
-            nan if data["mean"] is None else float(data["mean"]),
+            nan if data["value"] is None else float(data["value"]),
             nan if data["low"] is None else float(data["low"]),
             nan if data["high"] is None else float(data["high"]),
             int(data["n"]), str(data["what"]), str(data["band"]),
-            None if values is None else tuple(nan if v is None else float(v) for v in values))
+            None if values is None else tuple(nan if v is None else float(v) for v in values),
+            None if rng is None else (-math.inf if rng[0] is None else float(rng[0]), math.inf if rng[1] is None else float(rng[1])),
+            None if data.get("raw_min") is None else float(data["raw_min"]))
 
     def short(self) -> str:
-        """``mean [low, high] (n=...)`` for the report table."""
+        """``value [low, high] (n=...)`` for the report table; a value clipped at the range's lower end
+        from a raw minimum below it is written ``0 (round-off -2.2e-16)``."""
+        text = _fmt(self.value)
+        if self.raw_min is not None and self.value_range is not None and self.value <= self.value_range[0]:
+            text += f" (round-off {self.raw_min:.2g})"
         if self.band == "extreme" or self.low == self.high:
-            return f"{_fmt(self.mean)} (n={self.n}, {self.band})"
-        return f"{_fmt(self.mean)} [{_fmt(self.low)}, {_fmt(self.high)}] (n={self.n})"
+            return f"{text} (n={self.n}, {self.band})"
+        return f"{text} [{_fmt(self.low)}, {_fmt(self.high)}] (n={self.n})"
 
 
 def _fmt(x: float) -> str:

@@ -36,7 +36,7 @@ def render_html(report: Report) -> str:
             f"<h1>Reproduction of the paper's claims ({e(report.scale)} scale)</h1>"
             "<ul>" + "".join(f"<li><b>{e(KIND_LABEL[k])}</b> ({sum(c.values())}): "
                              + e(", ".join(f"{v} {s}" for s, v in c.items() if v)) + "</li>" for k, c in report.headline()) + "</ul>"
-            "<table><tr><th>id</th><th>whose claim</th><th>claim</th><th>source</th><th>hypotheses</th><th>measured (mean [95% band])</th><th>status</th></tr>"
+            "<table><tr><th>id</th><th>whose claim</th><th>claim</th><th>source</th><th>hypotheses</th><th>measured (median [10-90% band])</th><th>status</th></tr>"
             + "".join(rows) + "</table><h2>How a status is decided</h2><pre>" + e(rules_module.__doc__.strip()) + "</pre>"
             "<h2>Figures</h2>" + "".join(figures)
             + "<h2>Provenance</h2><pre>" + e(json.dumps(report.provenance, indent=2, sort_keys=True)) + "</pre></body></html>\n")

@@ -53,7 +53,7 @@ def _measured(row: ClaimRow, models: dict[str, str] | None = None) -> str:
 def table(report: Report, other_models: bool = False) -> str:
     """The claim rows (the paper's claims on other models apart with ``other_models=True``); an LLM
     row names the model, the prompts and the layers reached."""
-    lines = ["| id | whose claim | claim | source | hypotheses on the instances used | measured (mean [95% band]) | status |",
+    lines = ["| id | whose claim | claim | source | hypotheses on the instances used | measured (median [10-90% band]) | status |",
              "|---|---|---|---|---|---|---|"]
     models = {c.id: str(c.details["model"]) + (f" ({c.details['reached']})" if c.details.get("reached") else "")
               for c in report.cases if c.details.get("model")}
@@ -77,8 +77,9 @@ def render_markdown(report: Report) -> str:
               "weights are not available offline. These rows are not counted with the paper's claims.", "",
               table(report, other_models=True), ""] if report.other_models() else []),
            "Hypotheses column: for each theorem, `predicate holds/instances` from the catalogue's exact predicates on the "
-           "instances the case used. Measurements are means over seeds or prompts with a 95% band (Student t for means, "
-           "Clopper–Pearson for shares; `extreme` = the maximum over every run). The LLM rows are decided per prompt "
+           "instances the case used. Measurements are medians over seeds or prompts with the 10-90% quantile band of the "
+           "runs, clipped to the quantity's range (the statistic of every consensus text and figure; round-off below 0 is shown "
+           "as 0 with its raw value); shares have the Clopper–Pearson 95% band; `extreme` = the maximum over every run. The LLM rows are decided per prompt "
            "(how many prompts reach a level, or are lower in one variant than another: a sign test, with medians; see "
            "below), and name the model, the prompts and the layers reached.", "",
            "## How a status is decided", "", rules_module.__doc__.strip(), "",

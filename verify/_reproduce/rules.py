@@ -12,9 +12,10 @@ measurement that does not show an effect is not evidence against it.
 ``all_of`` combines its parts: not testable here if any part is; else contradicted if any part
 is; else not supported if any part is; else agrees.
 
-A band-based rule that reads a mean over a single run (``band == "single run (no band)"``) is
+A band-based rule that reads a single run (``band == "single run (no band)"``) is
 **not testable here**: a single run has no band, and a zero-width band would let one run decide
-the row.  ``m.low``, ``m.mean``, ``m.high`` are a measurement's 95% band and mean.
+the row.  ``m.value`` is a measurement's median over the runs (or a share, or an extreme) and ``m.low``,
+``m.high`` its band: the 10% and 90% quantiles of the runs (a share: the Clopper-Pearson 95% band).
 
 The LLM rows are decided per prompt (``most_below``, ``most_greater``): how many prompts reach a
 level, or are lower in one variant than in another (paired: the same prompts), with an exact
@@ -69,7 +70,7 @@ class Rule:
         missing = [q for q in qs if q not in measurements]
         if missing:
             return T, "no measurement of " + ", ".join(missing)
-        bad = [q for q in qs if not all(math.isfinite(v) for v in (measurements[q].mean, measurements[q].low, measurements[q].high))]
+        bad = [q for q in qs if not all(math.isfinite(v) for v in (measurements[q].value, measurements[q].low, measurements[q].high))]
         if bad:
             return T, "non-finite measurement of " + ", ".join(bad)
         single = [q for q in qs if measurements[q].band == NO_BAND]
@@ -117,10 +118,10 @@ class LowerAbove(Rule):
 
 
 @dataclass(frozen=True)
-class MeanAtLeast(Rule):
+class AtLeast(Rule):
     q: str
     threshold: float
-    kind: ClassVar[str] = "mean_at_least"
+    kind: ClassVar[str] = "at_least"
     uses_band: ClassVar[bool] = False
 
     def quantities(self):
@@ -132,8 +133,8 @@ class MeanAtLeast(Rule):
 
     def _judge(self, m):
         x, th = m[self.q], self.threshold
-        status = A if x.mean >= th else (C if x.high < th else S)
-        return status, f"{self.q}: {x.mean:.3g} {_band(x)} vs {th:g}"
+        status = A if x.value >= th else (C if x.high < th else S)
+        return status, f"{self.q}: {x.value:.3g} {_band(x)} vs {th:g}"
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ class ShareTypical(Rule):
     def _judge(self, m):
         x = m[self.q]
         status = A if x.low > self.typical else (C if x.high < self.rare else S)
-        return status, f"{self.q}: {x.mean:.3g} {_band(x)} (typical > {self.typical:g}, rare < {self.rare:g})"
+        return status, f"{self.q}: {x.value:.3g} {_band(x)} (typical > {self.typical:g}, rare < {self.rare:g})"
 
 
 @dataclass(frozen=True)
@@ -191,14 +192,14 @@ class Decrease(Rule):
         return (self.first, self.last)
 
     def describe(self):
-        return (f"agrees when the band of {self.last} lies entirely below the band of {self.first} and the mean ratio is at most "
+        return (f"agrees when the band of {self.last} lies entirely below the band of {self.first} and the ratio of the medians is at most "
                 f"{self.ratio:g}; contradicted when it lies entirely above (an increase); otherwise not supported")
 
     def _judge(self, m):
         x, y = m[self.first], m[self.last]
-        ratio = y.mean / x.mean if x.mean != 0 else math.inf
-        status = A if (y.high < x.low and y.mean <= self.ratio * x.mean) else (C if y.low > x.high else S)
-        return status, f"{self.first} {x.mean:.3g} -> {self.last} {y.mean:.3g} (ratio {ratio:.3g}; bands {_band(x)}, {_band(y)})"
+        ratio = y.value / x.value if x.value != 0 else math.inf
+        status = A if (y.high < x.low and y.value <= self.ratio * x.value) else (C if y.low > x.high else S)
+        return status, f"{self.first} {x.value:.3g} -> {self.last} {y.value:.3g} (ratio {ratio:.3g}; bands {_band(x)}, {_band(y)})"
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,7 @@ class Ordered(Rule):
             return C, "; ".join(reversed_ + overlap)
         if overlap:
             return S, "; ".join(overlap)
-        return A, " > ".join(f"{q} {m[q].mean:.3g}" for q in self.qs)
+        return A, " > ".join(f"{q} {m[q].value:.3g}" for q in self.qs)
 
 
 @dataclass(frozen=True)
@@ -350,7 +351,7 @@ class MostGreater(Rule):
                         f"{_tail(above, n):.3g}); medians {float(np.median(x)):.3g} vs {float(np.median(y)):.3g}")
 
 
-RULES: dict[str, type[Rule]] = {cls.kind: cls for cls in (UpperBelow, LowerAbove, MeanAtLeast, ShareTypical, Greater,
+RULES: dict[str, type[Rule]] = {cls.kind: cls for cls in (UpperBelow, LowerAbove, AtLeast, ShareTypical, Greater,
                                                           Decrease, DownTrend, Ordered, AllOf, MostBelow, MostGreater)}
 KINDS = tuple(RULES)
 RuleLike = Union[Rule, Mapping[str, Any]]
@@ -372,7 +373,7 @@ def from_json(data: RuleLike) -> Rule:
 
 
 # Lower-case constructors, as the claims read them.
-upper_below, lower_above, mean_at_least, share_typical = UpperBelow, LowerAbove, MeanAtLeast, ShareTypical
+upper_below, lower_above, at_least, share_typical = UpperBelow, LowerAbove, AtLeast, ShareTypical
 greater, decrease, down_trend = Greater, Decrease, DownTrend
 most_below, most_greater = MostBelow, MostGreater
 

@@ -32,13 +32,14 @@ import sympy
 from numerics.dop853 import DOP853
 from numerics.metrics import E_first, E_pair, first_time_below, fit_rate
 from numerics.presets import MASKS, U_KINDS, preset
+from numerics.spread import METRIC_RANGES
 from theorems.matrices import ConstantMatrix, LayerStack
 from theorems.system import Head
 
 from .figures import grid_png, rates_png
 from .hypotheses import hypothesis_counts
 from .scale import Scale
-from .stats import mean_band, share_band
+from .stats import UNBOUNDED, median_band, share_band
 from .tasks import Task, merge
 
 CONSENSUS_EPS = 1e-6
@@ -107,15 +108,18 @@ def grid_cell(scale: Scale, p: str, u: str, m: str) -> dict[str, Any]:
     early = [early_rate(traj.times, E[:, b]) for b in range(E.shape[1])]
     reach = [first_time_below(traj.times, E[:, b], CONSENSUS_EPS) for b in range(E.shape[1])]
     ms = {
-        f"final_E_pair_{name}": mean_band(E[-1], f"E_pair at t = {scale.t_end:g}, {name}"),
-        f"final_E_abs_{name}": mean_band(E_first(traj.states[-1], "abs"), f"E_first (|cos|) at t = {scale.t_end:g}, {name}"),
+        f"final_E_pair_{name}": median_band(E[-1], f"E_pair at t = {scale.t_end:g}, {name}", METRIC_RANGES["E_pair"]),
+        f"final_E_abs_{name}": median_band(E_first(traj.states[-1], "abs"), f"E_first (|cos|) at t = {scale.t_end:g}, {name}", METRIC_RANGES["E_first_abs"]),
         f"consensus_share_{name}": share_band(int(np.sum(E[-1] < CONSENSUS_EPS)), E.shape[1],
                                               f"share of runs with E_pair < {CONSENSUS_EPS:g} at t = {scale.t_end:g}, {name}"),
-        f"rate_{name}": mean_band(rates, f"late fitted exponential rate of E_pair (from E_pair < {FIT_FROM:g}), {name}"),
-        f"early_rate_{name}": mean_band(early, f"early-phase rate of E_pair (fitted from t = 0 until E_pair < {EARLY_UNTIL:g}), {name}"),
-        f"time_to_consensus_{name}": mean_band(
+        f"rate_{name}": median_band(rates, f"late fitted exponential rate of E_pair (from E_pair < {FIT_FROM:g}), {name}",
+                                    UNBOUNDED),
+        f"early_rate_{name}": median_band(early, "early-phase rate of E_pair (fitted from t = 0 until E_pair < "
+                                                 f"{EARLY_UNTIL:g}), {name}", UNBOUNDED),
+        f"time_to_consensus_{name}": median_band(
             [scale.t_end if t is None else t for t in reach],
-            f"time until E_pair < {CONSENSUS_EPS:g}, {name} ({sum(t is None for t in reach)} runs never did: counted as t_end)"),
+            f"time until E_pair < {CONSENSUS_EPS:g}, {name} ({sum(t is None for t in reach)} runs never did: counted as t_end)",
+            (0.0, scale.t_end)),
     }
     return {"measurements": ms, "hypotheses": hypothesis_counts(THEOREM_OF[(u, m)], systems, name),
             "details": {"cells": [name]}, "raw": {"name": name, "t": traj.times, "E": E}}
@@ -130,7 +134,7 @@ def grid_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, A
     curves = {part["raw"]["name"]: (part["raw"]["t"], part["raw"]["E"]) for part in parts}
     out["figures"].append({"name": "sim-grid.png", "png": grid_png(curves),
                            "caption": f"The simulation grid: E_pair against t (log axis), median of {scale.runs} seeded runs with the "
-                                      "25-75% quantile band (interquartile range of the runs, not a confidence band), one panel per "
+                                      "10-90% quantile band of the runs (the claim table's statistic; not a confidence band), one panel per "
                                       "(U, mask), one colour per kind of P (random: a fresh matrix on every unit interval); the grey "
                                       "strip below 1e-15 is float64 round-off."})
     keys = [f"{p}-identity-{m}" for m in MASKS for p in GRID_P]
@@ -138,6 +142,6 @@ def grid_finish(scale: Scale, parts: Sequence[Mapping[str, Any]]) -> dict[str, A
                            "png": rates_png({k: out["measurements"][f"early_rate_{k}"] for k in keys},
                                             {k: out["measurements"][f"rate_{k}"] for k in keys}),
                            "caption": "Early-phase rate (fitted while E_pair > 1e-2, where P matters) and late rate (cannot depend on P "
-                                      "with U = I) of E_pair by kind of P, U = I, full and causal: mean with 95% band. The authors "
+                                      "with U = I) of E_pair by kind of P, U = I, full and causal: median with the 10-90% band of the runs. The authors "
                                       "speculate constant > periodic > random."})
     return out

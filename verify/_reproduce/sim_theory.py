@@ -28,6 +28,7 @@ from numerics.dop853 import DOP853
 from numerics.metrics import E_pair, hemisphere_margins
 from numerics.plotting import plot_trajectory
 from numerics.presets import preset, preset_dict, random_tokens
+from numerics.spread import METRIC_RANGES
 from theorems.predicates.open_hemisphere import hemisphere_verdict
 from theorems.predicates.value_map import USimpleTopEigenvalue
 from theorems.system_json import system_from_dict
@@ -35,7 +36,7 @@ from theorems.verdict import Status
 
 from .hypotheses import hypothesis_counts
 from .scale import Scale
-from .stats import extreme, mean_band, share_band
+from .stats import extreme, median_band, share_band
 from .tasks import Task, merge
 
 RTOL, ATOL = 1e-10, 1e-12
@@ -63,8 +64,9 @@ def part_3_2(scale: Scale, kind: str, k: int) -> dict[str, Any]:
                .with_tokens(hemisphere_tokens(rng, scale.N, scale.d)) for r in range(scale.runs)]
     out["hypotheses"] += hypothesis_counts("3.2", systems, f"{kind} P, U = I, full, tokens in a hemisphere")
     traj = _integrate(systems, scale)
-    out["measurements"][f"final_E_pair_{kind}"] = mean_band(
-        E_pair(traj.states[-1]), f"E_pair at t = {scale.t_end:g}, {kind} P, U = I, full attention, start in an open hemisphere")
+    out["measurements"][f"final_E_pair_{kind}"] = median_band(
+        E_pair(traj.states[-1]), f"E_pair at t = {scale.t_end:g}, {kind} P, U = I, full attention, start in an open hemisphere",
+        METRIC_RANGES["E_pair"])
     drops, initial = [], []
     for b in range(len(systems)):
         margins = hemisphere_margins(traj.states[:, b])
@@ -117,8 +119,9 @@ def case_3_2_late(scale: Scale) -> dict[str, Any]:
             entry_times.append(float(traj.times[hit[0]]))
     out["measurements"]["entered_share"] = share_band(entered, len(systems), "share of runs (starting in no open hemisphere) that enter one by t_end")
     if entry_times:
-        out["measurements"]["entry_time"] = mean_band(entry_times, "first sample time with hemisphere margin > 1e-9")
-    out["measurements"]["final_E_pair"] = mean_band(E_pair(traj.states[-1]), f"E_pair at t = {scale.t_end:g} for runs starting in no hemisphere")
+        out["measurements"]["entry_time"] = median_band(entry_times, "first sample time with hemisphere margin > 1e-9", (0.0, scale.t_end))
+    out["measurements"]["final_E_pair"] = median_band(
+        E_pair(traj.states[-1]), f"E_pair at t = {scale.t_end:g} for runs starting in no hemisphere", METRIC_RANGES["E_pair"])
     out["figures"].append({"name": "sim-3.2-late.png", "png": plot_trajectory(traj, title="tokens start in no hemisphere", mask="full"),
                            "caption": "Constant P, U = I, full attention, tokens start in no open hemisphere (exact Farkas witness): "
                                       "consensus metrics (median of the runs, 10-90% band) and token paths of run 0."})
@@ -135,8 +138,8 @@ def part_4_2(scale: Scale, kind: str) -> dict[str, Any]:
     x1_0 = X[0, :, 0, :]
     drifts = [float(v) for v in np.max(np.linalg.norm(X[:, :, 0, :] - x1_0[None], axis=-1), axis=0)]
     V_final = np.sum(1.0 - np.einsum("bd,bjd->bj", x1_0, X[-1]), axis=-1)
-    out["measurements"][f"final_V_{kind}"] = mean_band(
-        V_final, f"V = sum_i (1 - <x_1(0), x_i(T)>) at T = {scale.t_end:g}, {kind} P, U = I, causal")
+    out["measurements"][f"final_V_{kind}"] = median_band(
+        V_final, f"V = sum_i (1 - <x_1(0), x_i(T)>) at T = {scale.t_end:g}, {kind} P, U = I, causal", (0.0, 2.0 * scale.N))
     if kind == "piecewise":
         out["figures"].append({"name": "sim-4.2-piecewise.png", "png": plot_trajectory(traj, title="Thm 4.2: piecewise P, U = I, causal", mask="causal"),
                                "caption": "Theorem 4.2 setting with random piecewise-constant P (bounded; causal, U = I): metrics (median, 10-90% band) "
@@ -202,8 +205,8 @@ def part_4_4(scale: Scale, key: str) -> dict[str, Any]:
                              "x_final": traj.states[-1, b, worst].tolist(), "last_step_change": move})
         if np.any(c > SIGN_LEVEL) and np.any(c < -SIGN_LEVEL):
             mixed += 1
-    out["measurements"][f"final_alignment_{key}"] = mean_band(
-        align, f"1 - mean_i |<v, x_i(T)>| at T = {scale.t_end:g} ({label}; v = top eigenvector)")
+    out["measurements"][f"final_alignment_{key}"] = median_band(
+        align, f"1 - mean_i |<v, x_i(T)>| at T = {scale.t_end:g} ({label}; v = top eigenvector)", (0.0, 1.0))
     out["measurements"][f"mixed_sign_share_{key}"] = share_band(
         mixed, len(systems), f"share of runs ending with tokens at both +v and -v ({label})")
     out["details"][f"not_aligned_{key}"] = off_line

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from numerics.spread import METRIC_RANGES
 from theorems.verdict import Status
 from verify._theorem.check import check_theorem
 
@@ -45,5 +46,6 @@ def check_one(tid: str) -> dict[str, Any]:
     ev = data["numerical_evidence"]
     if ev is not None:
         out["measurements"][f"evidence_{tid}"] = extreme(
-            [ev["final"]["E_first"]], f"E_first ({ev['E_variant']}) at t = {ev['final']['t']:g} on the example (simulation)")
+            [ev["final"]["E_first"]], f"E_first ({ev['E_variant']}) at t = {ev['final']['t']:g} on the example (simulation)",
+            value_range=METRIC_RANGES["E_first" if ev["E_variant"] == "cos" else "E_first_abs"])
     return out

@@ -1,24 +1,10 @@
 """One option table per command: the argparse parser, the API signature and the checks of a call.
 
-Each command declares its options once, as a tuple of :class:`Option` in a :class:`Command`.  From
-that table:
-
-* :func:`api` makes the public function (``verify.depth``): a module-level function with a real
-  ``__signature__`` (``inspect.signature(verify.depth)`` lists every keyword and its default), a
-  docstring listing the options, picklable by name.  A call binds its arguments to the signature,
-  checks every value by its kind (:meth:`Option.check`) and passes the checked values to the
-  command's implementation;
-* :meth:`Command.add_parser` makes the ``verify <command>`` sub-parser, whose namespace holds the
-  same keywords (:meth:`Command.values` turns it into the call);
-* :func:`for_cli` renames the options in an error for the CLI (``t_end`` -> ``--t-end``, ``theorem_id``
-  -> ``ID``): the API names keywords, the CLI flags, and only this function knows both.
-
-An error that refers to another option writes it as ``{name}`` in :class:`OptionError`'s texts;
-the API shows the keyword, the CLI the flag.  Kinds: ``bool``, ``int`` (``low`` / ``high``), ``seed``
-(an integer below ``2**high``), ``number`` (a real number), ``rational``
-(:func:`theorems.rational.parse_rational`, open bounds), ``choice``, ``text``, ``path`` (a ``str`` or
-``os.PathLike``, returned as ``str``; ``""`` is not given), ``callable`` (API only) and ``any``
-(checked by the implementation: instances, models, certificate sources).
+Each command declares its options once (:class:`Option` s in a :class:`Command`): :func:`api` makes the public
+function (a real ``__signature__``, the options in its docstring, picklable by name) that checks every value by
+its kind (:meth:`Option.check`) before the implementation runs; :meth:`Command.add_parser` makes the ``verify
+<command>`` sub-parser with the same keywords; :func:`for_cli` renames the options of an error to the CLI's flags
+(``t_end`` -> ``--t-end``).  An error that refers to another option writes it as ``{name}``.
 """
 from __future__ import annotations
 
@@ -37,17 +23,19 @@ from theorems.errors import InvalidInput
 REQUIRED = inspect.Parameter.empty
 """The default of an option the caller must give (``simulate``'s ``t_end``)."""
 KINDS = ("bool", "int", "seed", "number", "rational", "choice", "text", "path", "callable", "any")
+"""``seed``: an integer below ``2**high``; ``rational``: :func:`theorems.rational.parse_rational`'s; ``path``: a
+``str`` or ``os.PathLike``, returned as ``str`` (``""``: not given); ``callable``: API only; ``any``: checked by
+the implementation (instances, models, certificate sources)."""
 ANNOTATIONS: Mapping[str, Any] = {
     "bool": bool, "int": int, "seed": int, "number": float, "rational": str | int | float | Fraction, "choice": str,
     "text": str, "path": str | os.PathLike[str], "callable": Callable[..., Any], "any": Any}
-"""What the API accepts for each kind (the generated signature's annotations; ``Option.annotation`` overrides)."""
+"""What the API accepts for each kind (the generated signature's annotations)."""
 
 
 class OptionError(InvalidInput):
-    """Bad option value; ``expected`` and ``hint`` may name other options as ``{name}``.
-
-    ``conflict=True``: an option that cannot be combined with another (or has no effect in this
-    mode); the message then says why (``expected`` is ``"<option> left out"``)."""
+    """Bad option value; ``expected`` and ``hint`` may name other options as ``{name}``.  ``conflict=True``:
+    an option that cannot be combined with another (or has no effect in this mode); the message says why
+    and ``expected`` is ``"<option> left out"``."""
 
     def __init__(self, field: str, expected: str, got: object = None, hint: str = "", *, conflict: bool = False,
                  names: Mapping[str, str] | None = None) -> None:
@@ -76,10 +64,8 @@ def rename(field: str, names: Mapping[str, str]) -> str:
 
 
 def for_cli(exc: BaseException, flags: Mapping[str, str]) -> BaseException:
-    """``exc`` with its option keywords renamed to the CLI's flags (the one place that does it).
-
-    A field that is a keyword, or starts with one (``field component 2``, ``polynomial or on``), is
-    renamed word by word; errors about the data of a file (``exc.option_field = False``) are not."""
+    """``exc`` with its option keywords renamed to the CLI's flags, word by word (``field component 2``,
+    ``polynomial or on``); errors about the data of a file (``exc.option_field = False``) are not."""
     if isinstance(exc, OptionError):
         return exc.named(flags)
     if not isinstance(exc, InvalidInput) or not isinstance(exc.field, str) or not getattr(exc, "option_field", True) \
@@ -115,14 +101,13 @@ def _choices(choices: tuple) -> str:
 
 @dataclass(frozen=True)
 class Option:
-    """One option of one command, declared once (module docstring).
-
-    ``flag``: the CLI's spelling (default ``--name-with-dashes``, ``--no-name`` for a bool whose
-    default is ``True``); a flag without a leading ``-`` is a positional argument shown by that name.
-    ``positional``: positional in the API too.  ``cli_only`` / ``api_only``: on one side only.
-    ``group``: a mutually exclusive group of the parser.  ``cli``: further ``add_argument``
-    keywords (``nargs``, ``const``, ``action``, ``type``).  ``expected``: the words of the check's
-    error, when the kind's are not specific enough."""
+    """One option of one command, declared once.  ``flag``: the CLI's spelling (default ``--name-with-dashes``,
+    ``--no-name`` for a bool whose default is ``True``; without a leading ``-``: a positional shown by that
+    name).  ``positional``: positional in the API too.  ``cli_only`` / ``api_only``: on one side only.
+    ``group``: a mutually exclusive group.  ``cli``: further ``add_argument`` keywords.  ``expected``: the
+    words of the check's error when the kind's are not specific enough; ``hint``: what to try, added to a
+    ``choice``'s error.  A ``rational``'s bounds are included when ``closed``; ``decimals=False``: exact
+    ``p/q`` only (no ``0.01``)."""
 
     name: str
     kind: str = "any"
@@ -140,13 +125,8 @@ class Option:
     cli: Mapping[str, Any] = field(default_factory=dict)
     expected: str = ""
     closed: bool = False
-    """A ``rational``'s bounds are included."""
     hint: str = ""
-    """What to try, added to a ``choice``'s error."""
     decimals: bool = True
-    """A ``rational`` may be written as a decimal (``0.01``); ``False``: exact ``p/q`` only."""
-    annotation: Any = None
-    """The API's type for this option when its kind's (:data:`ANNOTATIONS`) is too wide (an ``any`` instance)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -163,8 +143,7 @@ class Option:
     @property
     def api_type(self) -> Any:
         """The annotation of this option in the API's signature (``| None`` when ``None`` is its default)."""
-        base = self.annotation if self.annotation is not None else (
-            Literal[self.choices] if self.kind == "choice" and self.choices else ANNOTATIONS[self.kind])
+        base = Literal[self.choices] if self.kind == "choice" and self.choices else ANNOTATIONS[self.kind]
         return base | None if self.default is None and base is not Any else base
 
     def check(self, value: Any) -> Any:
@@ -172,24 +151,6 @@ class Option:
         if value is None and self.default is None:
             return None
         kind, low, high, name = self.kind, self.low, self.high, self.name
-        if kind == "bool":
-            if not is_bool(value):
-                raise OptionError(name, "True or False", value)
-            return bool(value)
-        if kind in ("int", "seed"):
-            bits = 64 if kind == "seed" and high is None else high
-            ok = is_int(value) and (value >= (low or 0) if kind == "seed" else low is None or value >= low) and (
-                value < 2 ** bits if kind == "seed" else high is None or value <= high)
-            if not ok:
-                raise OptionError(name, self.expected or (f"an integer between 0 and 2^{bits} - 1" if kind == "seed"
-                                                          else int_range(low, high) if low is not None else "an integer"),
-                                  value)
-            return int(value)
-        if kind == "number":
-            if not (isinstance(value, numbers.Real) and not is_bool(value)) or not math.isfinite(float(value)) or \
-                    (low is not None and not value > low) or (high is not None and value > high):
-                raise OptionError(name, self.expected or "a finite number", value)
-            return value if isinstance(value, (int, float)) else float(value)
         if kind == "rational":
             from theorems.rational import parse_rational
 
@@ -197,45 +158,53 @@ class Option:
                 return parse_rational(value, name, low, high, self.closed, self.decimals)
             except InvalidInput as exc:
                 raise OptionError(name, exc.expected, exc.got) from None
-        if kind == "choice":
-            if not isinstance(value, str) or value not in self.choices:
-                raise OptionError(name, self.expected or _choices(self.choices), value, self.hint)
-            return value
-        if kind == "text":
-            if not isinstance(value, str) or not value:
-                raise OptionError(name, self.expected or "text (a str)", value)
-            return value
         if kind == "path":
             return check_path(name, value)
-        if kind == "callable" and not callable(value):
-            raise OptionError(name, "a callable, or None", type(value).__name__)
-        return value
+        got = value
+        if kind == "bool":
+            ok, words = is_bool(value), "True or False"
+        elif kind == "seed":  # an integer below 2**high
+            bits = 64 if high is None else high
+            ok, words = is_int(value) and 0 <= value < 2 ** bits, f"an integer between 0 and 2^{bits} - 1"
+        elif kind == "int":
+            ok = is_int(value) and (low is None or value >= low) and (high is None or value <= high)
+            words = "an integer" if low is None else int_range(low, high)
+        elif kind == "number":
+            ok = isinstance(value, numbers.Real) and not is_bool(value) and math.isfinite(float(value)) and (
+                low is None or value > low) and (high is None or value <= high)
+            words = "a finite number"
+        elif kind == "choice":
+            ok, words = isinstance(value, str) and value in self.choices, _choices(self.choices)
+        elif kind == "text":
+            ok, words = isinstance(value, str) and bool(value), "text (a str)"
+        elif kind == "callable":
+            ok, words, got = callable(value), "a callable, or None", type(value).__name__
+        else:  # any: checked by the implementation
+            return value
+        if not ok:
+            raise OptionError(name, self.expected or words, got, self.hint)
+        if kind in ("bool", "int", "seed"):
+            return bool(value) if kind == "bool" else int(value)
+        return float(value) if kind == "number" and not isinstance(value, (int, float)) else value
 
 
 def check_path(name: str, value: Any) -> str | None:
-    """``value`` as a path string; ``None`` and ``""`` mean not given; NUL bytes are refused."""
-    if value is None or (isinstance(value, str) and not value):
-        return None
-    try:
-        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
-    except TypeError:  # an os.PathLike whose __fspath__ returns neither str nor bytes
-        text = None
-    if not isinstance(text, str):
-        raise OptionError(name, "a path (a str or a pathlib.Path)", value)
-    if "\0" in text:
-        raise OptionError(name, "a path without NUL bytes", text)
-    return text
+    """``value`` as a path string (:func:`verify.outputs.path_text`); ``None`` and ``""`` mean not given."""
+    from verify.outputs import path_text
+
+    return None if value is None or (isinstance(value, str) and not value) else path_text(name, value)
 
 
 @dataclass(frozen=True)
 class Command:
-    """A command's name, its API function's name, its help texts and its option table."""
+    """A command's name, its API function's name, its help texts and its option table; ``doc`` is the API
+    function's docstring (None: the docstring of the module defining the command)."""
 
     name: str
     function: str
     help: str
-    description: str | Callable[[], str]
-    doc: str
+    description: str | Callable[[], str] | None
+    doc: str | None
     options: tuple[Option, ...]
     parser: Mapping[str, Any] = field(default_factory=dict)
     """Further ``add_parser`` keywords (``epilog``, ``formatter_class``)."""
@@ -263,8 +232,8 @@ class Command:
         table = {o.name: o for o in self.options}
         return {key: table[key].check(value) for key, value in arguments.items()}
 
-    def docstring(self) -> str:
-        lines = [self.doc.strip(), "", "Options (the CLI's flag in brackets):", ""]
+    def docstring(self, doc: str) -> str:
+        lines = [doc.strip(), "", "Options (the CLI's flag in brackets):", ""]
         for o in self.options:
             if not o.cli_only:
                 shown = "required" if o.default is REQUIRED else f"default {o.default!r}"
@@ -323,10 +292,8 @@ class Values(dict):
 
 
 def api(command: Command, implementation: Callable[..., Any], module: str) -> Callable[..., Any]:
-    """The public function of ``command``: bind, check every option, call ``implementation``.
-
-    ``module`` is the name of the module that binds the result to ``command.function`` (so that
-    pickle finds the function by its name)."""
+    """The public function of ``command``: bind, check every option, call ``implementation``; ``module``
+    names the module that binds it to ``command.function`` (pickle finds it by name)."""
     signature = command.signature()
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -336,7 +303,7 @@ def api(command: Command, implementation: Callable[..., Any], module: str) -> Ca
 
     call.__name__ = call.__qualname__ = command.function
     call.__module__ = module
-    call.__doc__ = command.docstring()
+    call.__doc__ = command.docstring(command.doc or sys.modules[module].__doc__ or "")
     call.__signature__ = signature  # type: ignore[attr-defined]
     call.__annotations__ = {**{name: p.annotation for name, p in signature.parameters.items()},
                             "return": signature.return_annotation}

@@ -1,11 +1,17 @@
-"""``verify assumptions ID``: every hypothesis of a result with its verdict on an instance."""
+"""``verify assumptions ID``: every hypothesis of a result with its verdict on an instance.
+
+Evaluate every hypothesis of ``theorem_id`` on ``instance`` (a path, a JSON-like dict or an
+``AttentionSystem``; default: the result's example).  The verdict is the three-valued conjunction of the
+hypotheses (and of a claim's symbolic proof): exit code 0 all hold, 3 some fails (its witness is in the
+entry), 4 some unknown.  ``record`` is the :class:`~theorems.catalogue.base.HypothesisReport`.
+"""
 from __future__ import annotations
 
 from typing import Any
 
+from verify.instances import resolve_instance
 from verify.report import Report
 
-from verify.instances import resolve_instance
 from ._table import REQUIRED, Command, Option, api
 
 THEOREM_ID = Option("theorem_id", "text", REQUIRED, flag="ID", positional=True,
@@ -17,12 +23,7 @@ INSTANCE = Option("instance", positional=True, metavar="FILE",
 COMMAND = Command(
     "assumptions", "assumptions", "check the hypotheses of a result on an instance",
     "Check every hypothesis of a result on an instance, each with its verdict (holds / fails / unknown) and witness.",
-    """Evaluate every hypothesis of ``theorem_id`` on ``instance`` (default: the result's example).
-
-    ``instance``: a path, a JSON-like dict or an ``AttentionSystem``.  The verdict is the
-    three-valued conjunction of the hypotheses (and of a claim's symbolic proof): exit code 0 all
-    hold, 3 some fails (its witness is in the entry), 4 some unknown.  ``record`` is the
-    :class:`~theorems.catalogue.base.HypothesisReport`.""", (THEOREM_ID, INSTANCE))
+    None, (THEOREM_ID, INSTANCE))
 
 
 def _assumptions(theorem_id: str, instance: Any) -> Report:
@@ -30,8 +31,7 @@ def _assumptions(theorem_id: str, instance: Any) -> Report:
     from theorems.render import render_hypotheses
 
     report = get(theorem_id).check(resolve_instance(instance))
-    return Report("assumptions", report.to_json(), render_hypotheses(report),
-                  record=report)
+    return Report("assumptions", report.to_json(), render_hypotheses(report), record=report)
 
 
 assumptions = api(COMMAND, _assumptions, __name__)

@@ -1,30 +1,23 @@
 """``verify.audit``: which hypotheses of the paper's theorems a transformer's weights satisfy.
 
-The library call behind ``verify audit MODEL`` (a façade over :func:`llm_checks.audit.audit`;
-torch is imported inside the call, never by ``import verify``)::
+A façade over :func:`llm_checks.audit.audit` (torch is imported inside the call, never by ``import verify``)::
 
-    import verify
     r = verify.audit("gpt2-tiny", random_init=True, theorem=["4.2"], hemisphere_tokens=8)
-    r.verdict, r.exit_code             # 'not_applicable', 6: holds 0 / a hypothesis fails 6 / unknown 4
-    r.record                           # the llm_checks.audit.AuditReport
+    r.verdict, r.exit_code, r.record   # 'not_applicable', 6 (holds 0, unknown 4); the llm_checks AuditReport
 
-``model`` is whatever :func:`llm_checks.sources.resolve_model` accepts: a registry name, a local
-directory or ``.gguf`` file, a Hugging Face id, or a model object (a ``LoadedModel``, a
-transformers ``PreTrainedModel``, a TransformerLens model; then the loading options ``weights``,
-``random_init`` and ``allow_pickle`` do not apply and are refused).  Every option is checked
-before anything loads (the sizes against their limits, ``seed`` below 2^64, a bool option takes
-``True`` / ``False`` only).  ``plot`` writes the layer x head heatmaps (PNG), refused before any
-work when the target is unsafe (:mod:`verify.outputs`).  Nothing here prints: ``on_event(message)``
-receives the loader's messages and ``progress(fraction, label)`` is called once per measured layer.
+The verdict combines every hypothesis of ``theorem`` (default: every audited theorem) in three-valued
+logic.  ``model``: anything :func:`llm_checks.sources.resolve_model` accepts (for a model object,
+``weights``, ``random_init`` and ``allow_pickle`` are refused).  Every option and the ``plot`` target are
+checked before anything loads.  ``on_event(message)`` receives the loader's messages, ``progress(fraction,
+label)`` each measured layer.  ``fate``: the layer x head map of certified fates instead (:mod:`.fate_heads`).
 """
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from theorems.errors import InvalidInput
-from verify.outputs import Target, check_targets, write_all
+from verify.outputs import file_target, write_all
 from verify.report import Report
 
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api
@@ -53,10 +46,7 @@ CALLBACKS = (Option("progress", "callable", api_only=True, help="progress(fracti
 WEIGHTS = Option("weights", "path", metavar="DIR", group="source",
                  help="local Hugging Face directory (config.json + safetensors) or .gguf file")
 COMMAND = Command(
-    "audit", "audit", "audit a transformer's weights against the theorems' hypotheses", None,
-    """Audit ``model`` against ``theorem`` (ids; every audited theorem by default); the report's
-    ``verdict`` combines every hypothesis in three-valued logic; its ``record`` is the
-    :class:`llm_checks.audit.AuditReport`.""",
+    "audit", "audit", "audit a transformer's weights against the theorems' hypotheses", None, None,
     (model_option("model name (gpt2-xl, gpt-neo-2.7B, gpt2-tiny, minilm, smollm2, ...) or a local directory / .gguf file"),
      WEIGHTS,
      Option("random_init", "bool", False, group="source", help="random weights from the named config (no download)"),
@@ -77,15 +67,6 @@ COMMAND = Command(
      FORCE, *CALLBACKS))
 
 
-def png_target(plot: str | None, force: bool) -> list[Target]:
-    """The PNG file ``plot`` names (none when not given), checked before any work."""
-    if plot is not None and not plot.lower().endswith(".png"):
-        raise OptionError("plot", "a file name ending in .png", plot)
-    targets = [] if plot is None else [Target("plot", Path(plot))]
-    check_targets(targets, force)
-    return targets
-
-
 def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Sequence[str] | None, seed: int,
            hemisphere_prompts: int, hemisphere_tokens: int, allow_pickle: bool, no_tables: bool, plot: str | None,
            force: bool, progress: Callable[..., None] | None, on_event: Callable[[str], None] | None,
@@ -95,39 +76,47 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
     from llm_checks.sources import resolve_model
 
     model = check_model(model)
-    if fate or prompt is not None or prompts is not None:
-        from .fate_heads import fate_report
+    heads = fate or prompt is not None or prompts is not None  # --fate: the layer x head map of certified fates
+    if heads and not fate:
+        raise OptionError("prompt", "--prompt and --prompts only with --fate", prompt if prompts is None else prompts,
+                          conflict=True)
+    if not heads:
+        if not (theorem is None or isinstance(theorem, str) or (
+                isinstance(theorem, (list, tuple)) and all(isinstance(i, str) for i in theorem))):
+            raise OptionError("theorem", "a theorem id such as '4.2' or a list of ids (text)", theorem)
+        resolve_theorems(theorem)  # fail fast on a typo, before loading a large model
+    targets = file_target("plot", plot, force, ".png")
+    if heads:
+        from . import fate_heads
 
-        return fate_report(model, prompt=prompt, prompts=prompts, weights=weights, fate=fate, plot=plot, force=force,
-                           on_event=on_event)
-    if not (theorem is None or isinstance(theorem, str) or (
-            isinstance(theorem, (list, tuple)) and all(isinstance(i, str) for i in theorem))):
-        raise OptionError("theorem", "a theorem id such as '4.2' or a list of ids (text)", theorem)
-    resolve_theorems(theorem)  # fail fast on a typo, before loading a large model
-    targets = png_target(plot, force)
-    loaded = resolve_model(model, weights=weights, random_init=random_init, seed=seed, allow_pickle=allow_pickle,
-                           on_event=on_event)
-    prompts = None
-    if hemisphere_prompts:
-        config = loaded.model.config
-        limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
-        if limit is not None and hemisphere_tokens > int(limit):
-            raise OptionError("hemisphere_tokens", f"at most {int(limit)} tokens (the model's learned positions)",
-                              hemisphere_tokens)
-        prompts = random_prompts(hemisphere_prompts, hemisphere_tokens, int(config.vocab_size), seed)
-    if on_event is not None:
-        on_event("measuring every layer and head")
-    record = run_audit(loaded, theorems=theorem, prompts=prompts, progress=progress)
-    body = {"verdict": record.status.value, **record.to_json(tables=not no_tables)}
+        record = fate_heads.audit_fate(model, prompt=prompt, prompts=prompts, weights=weights, on_event=on_event)
+        verdict = "holds" if record.certified == len(record.heads) else "unknown"  # exit 0, or 4
+        body = {"verdict": verdict, "scope": "heads", **record.to_json()}
+    else:
+        loaded = resolve_model(model, weights=weights, random_init=random_init, seed=seed, allow_pickle=allow_pickle,
+                               on_event=on_event)
+        prompts = None
+        if hemisphere_prompts:
+            config = loaded.model.config
+            limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+            if limit is not None and hemisphere_tokens > int(limit):
+                raise OptionError("hemisphere_tokens", f"at most {int(limit)} tokens (the model's learned positions)",
+                                  hemisphere_tokens)
+            prompts = random_prompts(hemisphere_prompts, hemisphere_tokens, int(config.vocab_size), seed)
+        if on_event is not None:
+            on_event("measuring every layer and head")
+        record = run_audit(loaded, theorems=theorem, prompts=prompts, progress=progress)
+        body = {"verdict": record.status.value, **record.to_json(tables=not no_tables)}
     text = record.render()
     if targets:
         from llm_checks.plot_audit import audit_png
+        from numerics.support.png import figure_png
 
-        write_all([(targets[0], audit_png(record))], force)
+        png = figure_png(record.figure(), dpi=150, bbox_inches="tight") if heads else audit_png(record)
+        write_all([(targets[0], png)], force)
         body["plot"] = str(targets[0].path)
         text += f"\nwrote {targets[0].path}"
-    return Report("audit", body, text, files=[str(t.path) for t in targets],
-                  record=record)
+    return Report("fate" if heads else "audit", body, text, files=[str(t.path) for t in targets], record=record)
 
 
 audit = api(COMMAND, _audit, __name__)

@@ -1,22 +1,15 @@
 """``verify.consensus``: the paper's depth-by-re-feeding consensus measurement (docs/model.md §5).
 
-The library call behind ``verify consensus MODEL`` (a façade over
-:func:`llm_checks.consensus.measure_consensus`; torch is imported inside the call)::
+A façade over :func:`llm_checks.consensus.measure_consensus` (torch is imported inside the call)::
 
-    import verify
     r = verify.consensus("gpt2-tiny", random_init=True, prompts=4, tokens=16, passes=2)
     r.payload["summary"]["E_first"]["final_median"], r.record   # the llm_checks ConsensusResult
 
-It is a measurement, not a verdict: ``status`` is ``completed`` and the exit code 0.  ``prompts``
-is a number of random-token prompts or a file (a JSON list of token-id lists, or text, one prompt
-per line, tokenized with the model's tokenizer).  ``out`` receives ``consensus.json`` and
-``consensus.npz`` and, while the run lasts, a checkpoint after every pass (``resume`` continues
-it; the checkpoint format and its checks are :mod:`llm_checks.checkpoint`'s: a checkpoint that
-does not fit the run is refused, naming the field, before anything is measured, reported or
-written); ``plot`` a PNG.  Every target is checked before the model is loaded and every file is
-rendered before any is written (:mod:`verify.outputs`).  Every option is type-checked before the
-model loads: the sizes against :data:`LIMITS`, ``seed`` below 2^64, ``device`` ``cpu`` or
-``cuda[:N]``, and a bool option takes ``True`` / ``False`` only.  Nothing here prints: ``on_event`` gets
+A measurement, not a verdict (``status`` ``completed``, exit 0).  ``prompts``: a number of random-token
+prompts or a file (a JSON list of token-id lists, or text, one prompt per line).  ``out`` receives
+``consensus.json``, ``consensus.npz`` and, while the run lasts, a checkpoint after every pass (``resume``
+continues it; :mod:`llm_checks.checkpoint` refuses one that does not fit the run).  Every option and
+target is checked before the model loads, every file rendered before any is written.  ``on_event`` gets
 the loader's messages, ``progress(fraction)`` the blocks measured.
 """
 from __future__ import annotations
@@ -28,11 +21,11 @@ from typing import Any
 
 from theorems.errors import InvalidInput
 from verify.limits import check_range
-from verify.outputs import Target, check_dir, check_targets, write_all
+from verify.outputs import Target, check_dir, check_targets, file_target, write_all
 from verify.report import Report
 
 from ._table import FORCE, Command, Option, OptionError, Values as Options, api, is_int
-from .audit import CALLBACKS, WEIGHTS, check_model, model_option, png_target
+from .audit import CALLBACKS, WEIGHTS, check_model, model_option
 
 CHECKPOINT = "checkpoint"
 """A directory in ``out`` that grows by one pass file after every pass of every prompt batch
@@ -47,10 +40,7 @@ per cell (about 25 bytes, so 250 MB).  The paper's largest run, GPT-2 XL at 100 
 48 blocks, is 4.8 million cells."""
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 COMMAND = Command(
-    "consensus", "consensus", "measure consensus across depth by re-feeding prompts", None,
-    """Measure consensus across depth for ``model`` (anything :func:`llm_checks.sources.resolve_model`
-    accepts); the options are ``verify consensus``'s (module docstring).  The report's ``record`` is
-    the :class:`llm_checks.consensus.ConsensusResult`.""",
+    "consensus", "consensus", "measure consensus across depth by re-feeding prompts", None, None,
     (model_option("model name (gpt2-xl, gpt-neo-2.7B, minilm, smollm2, gpt2-tiny, ...), a local directory or .gguf "
                   "file, or a Hugging Face id found in the local cache"),
      WEIGHTS, Option("random_init", "bool", False, group="source", help="random weights from the named config"),
@@ -91,10 +81,9 @@ def check_options(opts: Options) -> list[Target]:
     from llm_checks.metrics import check_metric_options
     from llm_checks.prompts import prompt_count
 
-    if not (is_int(opts.prompts) or isinstance(opts.prompts, (str, Path))):
-        raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
-    count = prompt_count(opts.prompts)
-    if count is None and not Path(opts.prompts).is_file():
+    valid = is_int(opts.prompts) or isinstance(opts.prompts, (str, Path))
+    count = prompt_count(opts.prompts) if valid else None
+    if not valid or (count is None and not Path(opts.prompts).is_file()):
         raise OptionError("prompts", "a number of random prompts or an existing prompts file", opts.prompts)
     if count is not None:  # a prompts file is counted once read
         check_range("prompts", count, 1, LIMITS["prompts"])
@@ -118,7 +107,7 @@ def check_options(opts: Options) -> list[Target]:
             raise OptionError("out", "a directory without an unfinished run", f"checkpoint {out / CHECKPOINT}",
                               "pass {resume} to continue it, or {force} to start afresh")
     check_targets(targets, opts.force or opts.resume)
-    return targets + png_target(opts.plot, opts.force or opts.resume)
+    return targets + file_target("plot", opts.plot, opts.force or opts.resume, ".png")
 
 
 def _consensus(**values: Any) -> Report:
@@ -168,9 +157,7 @@ def _consensus(**values: Any) -> Report:
         files[Path(opts.plot)] = consensus_png(result)
         body["plot"] = str(opts.plot)
     written = [str(t.path) for t in targets]
-    text = result.render()
-    if written:
-        text += "\n" + "\n".join(f"wrote {p}" for p in written)
+    text = result.render() + "".join(f"\nwrote {p}" for p in written)
     report = Report("consensus", body, text, files=written, record=result)
     if opts.out:
         files[Path(opts.out) / "consensus.json"] = json.dumps(report.payload, indent=2) + "\n"

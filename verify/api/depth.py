@@ -1,22 +1,22 @@
 """``verify depth ID``: a certified time ``T(eps)`` (eq. 5) or number of layers ``L(eps)`` (eq. 4).
 
-A report over :func:`verify._depth.certify_depth`: the certified bound and rate, the hypotheses
-and certificates they rest on, and the simulated value beside them (``observed``, evidence only)
-with ``tightness = bound / observed``.  Exit codes carried by the verdict: 0 certified, 3 a
-hypothesis fails, 4 no bound could be certified.
+Certify after which time (``model="ode"``) or how many layers of step ``tau`` (``model="layers"``) every
+token of ``instance`` is within ``eps`` of consensus (:func:`verify._depth.certify_depth`): the bound and
+rate, the hypotheses and certificates they rest on, and the simulated value beside them (``observed``,
+evidence only) with ``tightness = bound / observed``; the window is documented in docs/depth.md.  The
+``record`` is the :class:`~verify._depth.certify.DepthReport`.  Exit codes carried by the verdict: 0
+certified, 3 a hypothesis fails, 4 no bound could be certified.
 """
 from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from verify.outputs import Target, check_dir, check_targets, write_all
+from verify.instances import resolve_instance
+from verify.outputs import dir_targets, file_target, write_all
 from verify.report import Report
 
-from verify.instances import resolve_instance
-from .audit import png_target
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api
 
 MAX_ENTRY_BUDGET = 1000
@@ -25,9 +25,7 @@ COMMAND = Command(
     "verify depth ID: a certified time T(eps) (eq. 5) or number of layers L(eps) (eq. 4) after which every token is "
     "within eps of consensus, with the certified rate, the hypotheses and certificates it rests on, and the "
     "simulated value beside it (evidence, not a proof).",
-    """Certify after which time (``model="ode"``) or how many layers of step ``tau`` (``model="layers"``)
-    every token of ``instance`` is within ``eps`` of consensus.  ``record`` is the
-    :class:`~verify._depth.certify.DepthReport`; the window is documented in docs/depth.md.""",
+    None,
     (Option("theorem_id", "choice", REQUIRED, choices=("3.2", "4.2"), flag="ID", positional=True,
             expected="3.2 or 4.2", hint="verify depth certifies Theorem 3.2 and Theorem 4.2", help="3.2 (full attention) or 4.2 (causal attention)"),
      Option("instance", metavar="FILE",
@@ -53,6 +51,7 @@ def _depth(theorem_id: str, instance: Any, eps: Fraction, model: str, tau: Fract
            simulate: bool, window: bool, save: str | None, plot: str | None, force: bool) -> Report:
     from verify._depth import certify_depth
     from verify._depth.defaults import default_instance
+    from verify._depth.render import render_depth
     from numerics.support.png import figure_png
 
     if tau is not None and model != "layers":
@@ -61,10 +60,8 @@ def _depth(theorem_id: str, instance: Any, eps: Fraction, model: str, tau: Fract
     names = {"certificate": f"{safe}.json", "report": f"{safe}__report.json", "window": f"{safe}__window.json"}
     if plot is not None and not simulate:
         raise OptionError("plot", "the simulation the figure draws", "simulate off", conflict=True)
-    pngs = png_target(plot, force)
-    if save is not None:
-        check_dir("save", Path(save))
-        check_targets([Target("save", Path(save) / n) for n in names.values()], force)
+    pngs = file_target("plot", plot, force, ".png")
+    saved = dict(zip(names, dir_targets("save", save, names.values(), force))) if save is not None else {}
     system = resolve_instance(instance, lambda: default_instance(theorem_id))
     report = certify_depth(theorem_id, system, eps, model, tau, simulate=simulate, entry_budget=entry_budget,
                            tight=window)
@@ -73,16 +70,12 @@ def _depth(theorem_id: str, instance: Any, eps: Fraction, model: str, tau: Fract
                         "beta": str(system.beta)}
     if model == "layers":
         body["tau_default"] = tau is None
-    from verify._depth.render import render_depth
-
     text = render_depth(report, tau_default=tau is None)
     batch = [(t, figure_png(report.figure(), bbox_inches="tight")) for t in pngs]
-    if save is not None:  # computed and rendered before anything is written
-        payload = Report("depth", body, text).to_json()
+    if saved:  # computed and rendered before anything is written
         certs = {"window": report.window_certificate, "certificate": report.certificate}
-        batch += [(Target("save", Path(save) / names[k]), json.dumps(c.to_json(), indent=1)) for k, c in certs.items()
-                  if c is not None]
-        batch.append((Target("save", Path(save) / names["report"]), json.dumps(payload, indent=1)))
+        batch += [(saved[k], json.dumps(c.to_json(), indent=1)) for k, c in certs.items() if c is not None]
+        batch.append((saved["report"], json.dumps(Report("depth", body, text).to_json(), indent=1)))
     files = write_all(batch, force) if batch else []
     text += "".join(f"\nwrote {t.path}" for t in pngs)
     return Report("depth", body, text, files=tuple(files), record=report)

@@ -1,9 +1,10 @@
 """``verify docs [TOPIC]``: the user documentation shipped inside the package.
 
-The Markdown pages live in ``verify/data/docs/`` (package data, so a wheel carries them; they are
-byte-identical copies of the repository's ``docs/TOPIC.md``, checked in ``tests/wheel``).  Help
-texts point here (``verify docs format``) rather than to a path that exists only in a clone.
-Unknown topics raise :class:`~theorems.errors.UnknownName` with the close matches (exit 2).
+Without ``topic``: the topics and their titles (``payload["topics"]``); with ``topic``: that page's
+Markdown (``text`` and ``payload["markdown"]``).  The pages live in ``verify/data/docs/`` (package data,
+byte-identical copies of the repository's ``docs/TOPIC.md``, checked in ``tests/wheel``), so help texts
+point here (``verify docs format``).  Unknown topics raise :class:`~theorems.errors.UnknownName` with the
+close matches (exit 2).
 """
 from __future__ import annotations
 
@@ -19,11 +20,7 @@ DIRECTORY = Path(__file__).resolve().parents[1] / "data" / "docs"
 COMMAND = Command(
     "docs", "docs", "list or print the documentation shipped with the package",
     "verify docs: list the documentation topics shipped with the package; verify docs TOPIC prints one (Markdown).",
-    """The documentation shipped in the package.
-
-    Without ``topic``: the topics and their titles (``payload["topics"]``).  With ``topic``: that
-    page's Markdown (``text`` and ``payload["markdown"]``).  Unknown topics raise
-    :class:`~theorems.errors.UnknownName` with close matches.""",
+    None,
     (Option("topic", "text", None, flag="TOPIC", positional=True, expected="a topic name as text (see 'verify docs')",
             help="a topic (format, model, certificates, ...; see the list printed without it)",
             cli={"nargs": "?"}),))
@@ -52,14 +49,14 @@ def _title(text: str) -> str:
 
 def _docs(topic: str | None) -> Report:
     if topic is None:
-        entries = [{"topic": t, "title": _title(doc_path(t).read_text(encoding="utf-8"))} for t in doc_topics()]
-        width = max(len(e["topic"]) for e in entries)
-        lines = [f"{e['topic']:<{width}}  {e['title']}" for e in entries]
-        return Report("docs", {"status": "ok", "topics": entries},
-                      "\n".join(lines + ["", "verify docs TOPIC   prints one (Markdown)"]), exit_code=0)
+        titles = {t: _title(doc_path(t).read_text(encoding="utf-8")) for t in doc_topics()}
+        width = max(map(len, titles))
+        lines = [f"{t:<{width}}  {title}" for t, title in titles.items()]
+        return Report("docs", {"status": "ok", "topics": [{"topic": t, "title": title} for t, title in titles.items()]},
+                      "\n".join(lines + ["", "verify docs TOPIC   prints one (Markdown)"]))
     text = doc_path(topic).read_text(encoding="utf-8")
     return Report("docs", {"status": "ok", "topic": topic, "title": _title(text), "markdown": text},
-                  text.rstrip("\n"), exit_code=0)
+                  text.rstrip("\n"))
 
 
 docs = api(COMMAND, _docs, __name__)

@@ -1,33 +1,28 @@
 """``verify fate --instance FILE``: where the tokens of one constant instance go, proved or "unknown".
 
-A report over :func:`verify._fate.driver.certify_fate`: the fate (consensus / non-consensus /
-unknown), the entry time into the certified region, the route, the limit (balls) and the fate
-certificate (``save`` writes it; ``verify recheck`` re-runs every exact and arb step).  A fate is a
-statement about this instance's tokens only, not about every start (docs/fate.md).  Exit codes:
-0 a certified fate, 4 unknown, 2 bad input.
+:func:`verify._fate.driver.certify_fate` on ``instance`` (constant ``P^h``, ``U^h``, ``beta``, any mask),
+enclosed at most to ``t_max``: the fate (consensus / non-consensus / unknown), the entry time into the
+certified region, the route, the limit and the fate certificate (``save`` writes it beside the report;
+``verify recheck`` re-runs every step).  A statement about this instance's tokens only (docs/fate.md).
+``record`` is the :class:`~verify._fate.report.FateReport`.  Exit codes: 0 a certified fate, 4 unknown.
 """
 from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from verify.outputs import Target, check_dir, check_targets, write_all
+from verify.instances import resolve_instance
+from verify.outputs import dir_targets, write_all
 from verify.report import Report
 
-from verify.instances import resolve_instance
 from ._table import FORCE, REQUIRED, Command, Option, api
 
 COMMAND = Command(
     "fate", "fate", "certify where the tokens of a constant instance go (consensus or not)",
     "verify fate --instance FILE: integrate the instance with validated enclosures until they lie in a certified "
     "basin (consensus, or a non-consensus equilibrium), then stop; unknown with the reason otherwise.",
-    """Certify the fate of ``instance`` (a path, a JSON-like dict or an ``AttentionSystem``; constant
-    ``P^h``, ``U^h``, ``beta``, any mask): consensus, non-consensus or unknown.  ``t_max``: the last
-    time the enclosure is run to (a rational in (0, 10000)).  ``save``: a directory receiving the
-    report and the fate certificate (checked before any work).  ``record`` is the
-    :class:`~verify._fate.report.FateReport`.""",
+    None,
     (Option("instance", "any", REQUIRED, metavar="FILE",
             help="attention-system JSON file (constant P^h, U^h), or example:NAME (verify examples)"),
      Option("t_max", "rational", "100", low=Fraction(0), high=Fraction(10000), closed=False,
@@ -41,21 +36,17 @@ def _fate(instance: Any, t_max: Fraction, save: str | None, force: bool) -> Repo
     from verify._fate.driver import certify_fate
 
     system = resolve_instance(instance, None)
-    targets = []
-    if save is not None:
-        check_dir("save", Path(save))
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in (system.name or "instance"))[:60]
-        targets = [Target("save", Path(save) / f"{safe}__fate.json"), Target("save", Path(save) / f"{safe}__report.json")]
-        check_targets(targets, force)
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in (system.name or "instance"))[:60]
+    names = [f"{safe}__fate.json", f"{safe}__report.json"]
+    targets = dir_targets("save", save, names, force) if save is not None else []
     report = certify_fate(system, t_max=t_max)
-    body = report.to_json()
-    files: list[Path] = []
-    if save is not None:  # computed and rendered before anything is written
-        batch = [(targets[1], json.dumps(Report("fate", body, report.render()).to_json(), indent=1))]
+    body, text, files = report.to_json(), report.render(), []
+    if targets:  # computed and rendered before anything is written
+        batch = [(targets[1], json.dumps(Report("fate", body, text).to_json(), indent=1))]
         if report.certificate is not None:
             batch.insert(0, (targets[0], json.dumps(report.certificate.to_json(), indent=1)))
         files = write_all(batch, force)
-    return Report("fate", body, report.render(), exit_code=report.exit_code, files=tuple(files), record=report)
+    return Report("fate", body, text, exit_code=report.exit_code, files=tuple(files), record=report)
 
 
 fate = api(COMMAND, _fate, __name__)

@@ -1,4 +1,5 @@
-"""``verify audit MODEL --fate``: the layer x head map of certified fates (glue, dispatch file).
+"""``verify audit MODEL --fate``: the layer x head map of certified fates (dispatch file; the report is
+:func:`verify.audit`'s).
 
 This module imports :mod:`llm_checks` inside the call only (listed in ``tests/test_import_graph.py``
 with the other dispatch files): :mod:`llm_checks.head_factors` extracts the float32 weights and the
@@ -40,35 +41,4 @@ def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = N
                                      "positions": factors.positions, "norm": factors.norm})
 
 
-def fate_report(model, *, prompt: str | None = None, prompts: str | None = None, weights=None, fate: bool = True,
-                plot: str | None = None, force: bool = False, on_event=None):
-    """The :class:`~verify.report.Report` of ``verify audit MODEL --fate`` (kind ``fate``, scope ``heads``):
-    the layer x head map as JSON and text, the figure written to ``plot`` (PNG) when given.  Verdict
-    ``holds`` (exit 0) when every head has a certified fate, else ``unknown`` (exit 4)."""
-    from pathlib import Path
-
-    from verify.api._table import OptionError
-    from verify.outputs import Target, check_targets, write_all
-    from verify.report import Report
-
-    if not fate:
-        raise OptionError("prompt", "--prompt and --prompts only with --fate", prompt if prompts is None else prompts,
-                          conflict=True)
-    if plot is not None and not plot.lower().endswith(".png"):
-        raise OptionError("plot", "a file name ending in .png", plot)
-    targets = [] if plot is None else [Target("plot", Path(plot))]
-    check_targets(targets, force)  # before any work
-    result = audit_fate(model, prompt=prompt, prompts=prompts, weights=weights, on_event=on_event)
-    verdict = "holds" if result.certified == len(result.heads) else "unknown"
-    body = {"verdict": verdict, "scope": "heads", **result.to_json()}
-    text = result.render()
-    if targets:
-        from numerics.support.png import figure_png
-
-        write_all([(targets[0], figure_png(result.figure(), dpi=150, bbox_inches="tight"))], force)
-        body["plot"] = str(targets[0].path)
-        text += f"\nwrote {targets[0].path}"
-    return Report("fate", body, text, files=[str(t.path) for t in targets], record=result)
-
-
-__all__ = ["DEFAULT_PROMPT", "audit_fate", "fate_report"]
+__all__ = ["DEFAULT_PROMPT", "audit_fate"]

@@ -1,4 +1,8 @@
-"""``verify list``: the catalogue of results, as a :class:`~verify.report.Report`."""
+"""``verify list``: every result of the catalogue (:func:`theorems.catalogue.all_theorems`), described.
+
+``payload["theorems"]`` holds each result's id, kind, title, setting, hypotheses, conclusion, citation and
+reading; ``record`` is the tuple of :class:`~theorems.catalogue.base.Theorem`.
+"""
 from __future__ import annotations
 
 from verify.report import Report
@@ -7,11 +11,7 @@ from ._table import Command, api
 
 HINT = "verify assumptions ID   checks the hypotheses of ID on an instance (default: its example)"
 COMMAND = Command("list", "list_results", "list the results of the paper in the catalogue",
-                  "List the results of the paper in the catalogue (id, kind, title).",
-                  """Every result of the catalogue (:func:`theorems.catalogue.all_theorems`), described.
-
-    ``payload["theorems"]`` holds each result's id, kind, title, setting, hypotheses, conclusion,
-    citation and reading; ``record`` is the tuple of :class:`~theorems.catalogue.base.Theorem`.""", ())
+                  "List the results of the paper in the catalogue (id, kind, title).", None, ())
 
 
 def _list() -> Report:
@@ -21,7 +21,7 @@ def _list() -> Report:
     width = max(len(th.id) for th in theorems)
     lines = [f"{th.id:<{width}}  {th.kind:<11} {th.title}" for th in theorems]
     return Report("list", {"status": "ok", "theorems": [th.describe() for th in theorems]}, "\n".join(lines + ["", HINT]),
-                  exit_code=0, record=theorems)
+                  record=theorems)
 
 
 list_results = api(COMMAND, _list, __name__)

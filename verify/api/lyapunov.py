@@ -1,7 +1,10 @@
 """``verify lyapunov --field "f1, f2" --vars x,y``: find and exactly certify a polynomial Lyapunov function.
 
-A report over :func:`verify._sos.lyapunov.find_lyapunov` (imported on call).  Exit codes carried by
-the verdict: 0 certified, 3 refuted (the origin is not an equilibrium), 4 inconclusive.
+Search ``V`` of degree ``degree`` (even) with exact certificates of ``V >= eps |x|^2`` and ``dV/dt <= -decay
+|x|^2`` along ``dx/dt = field(x)`` (:func:`verify._sos.lyapunov.find_lyapunov`, imported on call); ``field``
+is one string ``"y, -x - y"`` or a list of strings, one per variable of ``vars``.  ``record`` is the
+:class:`~verify._sos.result.LyapunovResult`.  Exit codes carried by the verdict: 0 certified, 3 refuted
+(the origin is not an equilibrium), 4 inconclusive.
 """
 from __future__ import annotations
 
@@ -10,16 +13,16 @@ from typing import Sequence
 
 from verify.report import Report
 
+from verify.outputs import file_target
+
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api
-from .sos import MAX_DEGREE, SAVE, SOLVER, save_certificate, save_targets
+from .sos import MAX_DEGREE, SAVE, SOLVER, save_certificate
 
 COMMAND = Command(
     "lyapunov", "lyapunov", "find a polynomial Lyapunov function with an exact certificate",
     'verify lyapunov --field "f1, f2" --vars x,y: find a polynomial Lyapunov function V for dx/dt = f(x) and certify '
     "V >= eps*|x|^2 and dV/dt <= -decay*|x|^2 with exact SOS certificates.",
-    """Search ``V`` of degree ``degree`` (even) with exact certificates of ``V >= eps |x|^2`` and
-    ``dV/dt <= -decay |x|^2`` along ``dx/dt = field(x)``.  ``field``: one string ``"y, -x - y"`` or a
-    list of strings, one per variable of ``vars``.  ``record`` is the :class:`~verify._sos.result.LyapunovResult`.""",
+    None,
     (Option("field", default=REQUIRED, positional=True, flag="--field", help="components of dx/dt, e.g. 'y, -x - y'"),
      Option("vars", default=REQUIRED, help="state variables in order, e.g. x,y"),
      Option("degree", "int", 2, low=2, high=MAX_DEGREE, help="degree of V (even, default 2)"),
@@ -34,7 +37,7 @@ def _lyapunov(field: str | Sequence[str], vars: str | Sequence[str], degree: int
     from verify._sos.parse import parse_polynomial, symbols_from_names
     from verify._sos.render import render_lyapunov
 
-    targets = save_targets(save, force)
+    targets = file_target("save", save, force)
     symbols = symbols_from_names(vars, "vars")
     if isinstance(field, str) or (isinstance(field, (list, tuple)) and all(isinstance(p, str) for p in field)):
         parts = [p.strip() for p in (field.split(",") if isinstance(field, str) else field)]

@@ -1,11 +1,10 @@
 """``verify recheck FILE|DIR``: re-check saved certificates in exact arithmetic (:mod:`verify.rechecking`).
 
-A certificate file, a report a ``--save`` wrote (its embedded certificates) or a ``--save``
-directory (every certificate in it).  Verdicts: ``holds`` (exit 0, every certificate is valid and
-its claim holds) or ``certificate_invalid`` (exit 5: well formed, but an exact re-check fails, so it
-proves nothing and says nothing against its claim either).  A file that cannot be read or is not a
-well-formed certificate raises :class:`InvalidInput` naming the file and the field.  ``coq=True``:
-compile Coq files with ``coqc`` (:func:`verify.coq.check_coq`).
+The source: a certificate file, a report a ``--save`` wrote, a ``--save`` directory, decoded JSON or a
+certificate record (re-checked from its ``to_json()``); ``record`` is a :class:`verify.rechecking.Recheck`.  Verdicts:
+``holds`` (exit 0) or ``certificate_invalid`` (exit 5: well formed, but an exact re-check fails, so it
+proves nothing, and says nothing against its claim).  A file that is not a well-formed certificate raises
+:class:`InvalidInput` naming the file and the field.  ``coq=True``: compile Coq files with ``coqc``.
 """
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.errors import InvalidInput
-from theorems.verdict import ExitCode
-from verify.rechecking import MAX_BYTES, NOTE, Recheck, Rechecks, load
+from verify.rechecking import Rechecks
 from verify.report import Report
 
 from ._table import REQUIRED, Command, Option, api
@@ -23,9 +21,7 @@ COMMAND = Command(
     "recheck", "recheck", "re-check a saved certificate with exact arithmetic",
     "verify recheck FILE|DIR: re-check saved certificates in exact arithmetic (rationals and arb balls; the SDP solver "
     "is never imported).",
-    """Re-check a certificate: a path to a file written by ``save``, its decoded JSON (a dict), or a
-    certificate record (re-checked from its ``to_json()``, never from the object in memory).
-    ``record`` is a :class:`Recheck`.""",
+    None,
     (Option("path_or_certificate_json", flag="FILE", default=REQUIRED, positional=True,
             help="a certificate JSON written by --save, the report saved beside it (its certificates), or the --save "
             "directory (every certificate in it); with --coq: a .v file or a directory of them"),
@@ -56,7 +52,8 @@ def _recheck_coq(source: Any) -> Report:
     lines = [f"recheck --coq: {'ACCEPTED' if check.accepted else 'REJECTED'} by the Coq kernel ({check.coqc_version})"]
     for f in check.files:
         lines.append(f"  [{f.verdict}] {f.path.name}: {f.seconds:.1f} s wall, {f.cpu_seconds:.1f} s CPU; axioms: "
-                     f"{', '.join(f.declared_axioms) or 'none'}" + (f"; undeclared: {', '.join(f.undeclared)}" if f.undeclared else ""))
+                     f"{', '.join(f.declared_axioms) or 'none'}"
+                     + (f"; undeclared: {', '.join(f.undeclared)}" if f.undeclared else ""))
         if f.verdict != "accepted":
             lines.append("    " + f.stderr.strip().replace("\n", "\n    ")[-800:])
     result = {"name": "coq", "verdict": "holds" if check.accepted else "fails",
@@ -65,8 +62,7 @@ def _recheck_coq(source: Any) -> Report:
     payload = {"verdict": "holds" if check.accepted else "certificate_invalid", "file": str(source),
                "claim": f"the Coq proofs in {Path(source).name} are accepted by the kernel", "label": "coq",
                "result": result, "coq": check.to_json()}
-    code = ExitCode.OK if check.accepted else ExitCode.CERT_INVALID
-    return Report("recheck", payload, "\n".join(lines), exit_code=int(code), record=check)
+    return Report("recheck", payload, "\n".join(lines), record=check)  # exit 0, or 5
 
 
 recheck = api(COMMAND, _recheck, __name__)

@@ -1,23 +1,14 @@
 """``verify.reproduce``: the paper's section 5 as one library call, the report of ``verify reproduce``.
 
-::
+For example::
 
-    import verify
     r = verify.reproduce(smoke=True, out="report")     # runs the cases, writes report.md/.json/.html and figures/
     r.record.headline_text(), r.files                  # the verify._reproduce.records.Report, the files written
 
-The call runs :func:`verify._reproduce.reproduce` (the simulation cases, the theorem checks and, unless
-``no_llm``, the LLM cases of :mod:`verify._reproduce.llm_tasks`, which measure through
-``verify.consensus``), then writes the report directory ``out`` atomically.  The payload is the
-report's JSON (what ``report.json`` holds) with the contract's header, ``status`` ``completed`` and
-``out``; the text is the console summary (:mod:`verify._reproduce.report_text`); ``record`` the
-:class:`verify._reproduce.records.Report`.  A reproduction is a set of measurements, not a verdict
-(each claim row carries its own status), so the exit code is 0.  Every option is checked before any
-work: ``only`` (case ids, a list or a comma-separated string, covering at least one claim),
-``workers`` (1-9999), ``scheduler`` (a Dask address), ``device`` (``cpu`` or ``cuda[:N]``; the CLI
-also checks that torch sees the GPU) and ``out`` (new, empty, or a previous report with ``force``).
-``workers`` / ``scheduler`` run the tasks on Dask (``distributed`` imported only then).  Nothing here
-prints: ``progress(fraction, label)`` gets the tasks done.
+Runs :func:`verify._reproduce.reproduce` (the simulation cases, the theorem checks and, unless ``no_llm``,
+the LLM cases), on Dask with ``workers`` / ``scheduler``, then writes the directory ``out`` atomically.
+Measurements, not a verdict (each claim row carries its own status): ``status`` ``completed``, exit 0.
+Every option is checked before any work; ``progress(fraction, label)`` gets the tasks done.
 """
 from __future__ import annotations
 
@@ -59,10 +50,9 @@ class _Formatter(argparse.HelpFormatter):
 COMMAND = Command(
     "reproduce", "reproduce", "re-derive the paper's evidence: claim table, figures, provenance",
     "Run the paper's simulation cases, the LLM cases available here and the theorem checks, and write a report "
-    "(Markdown, HTML, JSON, PNG figures) with one row per claim: source, hypotheses, measurement with 95% bands, "
+    "(Markdown, HTML, JSON, PNG figures) with one row per claim: source, hypotheses, measurement (median with the 10-90% band of the runs), "
     "agrees / contradicted / not supported / not testable here. " + _SCALE_HELP + ".",
-    "Reproduce the paper's section 5 and write the report directory ``out`` (the CLI's ``verify reproduce``; "
-    "module docstring); ``record`` is the :class:`verify._reproduce.records.Report`.",
+    None,
     (Option("quick", "bool", False, group="scale", help="quick scale (default): about 9-10 minutes on 2 cores"),
      Option("full", "bool", False, group="scale",
             help="100 prompts x 200 tokens, 10 passes (the paper's prompts; 1%% of its depth); about 20 CPU-hours"),
@@ -148,7 +138,7 @@ def report_of(result, out: str | Path) -> Report:
     out = Path(out)
     body = {"status": "completed", **result.to_json(), "out": str(out)}
     files = [out / name for name in REPORT_FILES]
-    files += [out / fig.to_json()["file"] for case in result.cases for fig in case.figures]
+    files += [out / "figures" / fig.name for case in result.cases for fig in case.figures]
     return Report("reproduce", body, render_console(result, out), files=files, record=result)
 
 

@@ -1,20 +1,16 @@
 """``verify.simulate``: integrate eq. 5 from a preset or an instance and report consensus metrics.
 
-The library call behind ``verify simulate`` (both generated from the option table :data:`COMMAND`)::
+For example::
 
-    import verify
     r = verify.simulate("constant-identity-full", t_end=10)       # a preset (the default preset when None)
     r = verify.simulate(instance="examples/hemisphere_full.json", t_end=5, digits=30)
     r.payload["final"]["E_pair"], r.record.trajectory              # the numbers; the numerics.Trajectory
 
-A simulation decides nothing: the report has a ``status`` (``completed``, or the integrator's
-``max_steps`` / ``step_too_small`` when it stopped before ``t_end``) and exit code 0.  With
-``digits`` (the arbitrary-precision Taylor method) the metrics are computed from the
-high-precision states (:mod:`numerics.metrics_mp`) and given as decimal strings with that many
-significant digits; otherwise they are float64 numbers.  Options that would have no effect in
-the chosen mode (``tokens`` / ``dim`` with an instance, ``seed`` with an instance and no
-``samples``, ``rtol`` / ``atol`` with ``digits``, ``force`` without an output file) are refused,
-never silently ignored.  Nothing here prints; ``progress(fraction)`` is called as the run advances.
+``instance``: a JSON file, a JSON-like dict or an :class:`~theorems.system.AttentionSystem`; ``record``
+is the :class:`verify.simulation.Simulation`.  A simulation decides nothing: ``status`` is ``completed``
+(or the integrator's ``max_steps`` / ``step_too_small``), exit 0.  With ``digits`` (the Taylor method) the
+metrics are decimal strings from the high-precision states.  Options that would have no effect are
+refused, never ignored.  ``progress(fraction)`` is called as the run advances.
 """
 from __future__ import annotations
 
@@ -56,9 +52,7 @@ def _tolerance(name: str, default: float) -> Option:
 
 COMMAND = Command(
     "simulate", "simulate", "simulate the continuous model (eq. 5) and report E, V, hemisphere events", _description,
-    """Simulate ``preset`` (default ``constant-identity-full``) or ``instance`` (a JSON file, a JSON-like
-    dict or an :class:`~theorems.system.AttentionSystem`) to ``t_end`` (module docstring).  Returns
-    the ``simulate`` report; its ``record`` is the :class:`numerics.trajectory.Trajectory`.""",
+    None,
     (Option("preset", positional=True, metavar="NAME", group="source",
             help="a preset '<P>-<U>-<mask>' (default constant-identity-full)"),
      Option("instance", metavar="FILE", group="source",
@@ -91,6 +85,7 @@ COMMAND = Command(
 
 class SimulateOptions(Values):
     """The checked options of one run."""
+
     def effective(self, name: str) -> Any:
         """The value a run uses: the given one, or the default of :data:`PRESET_DEFAULTS` / :data:`FLOAT_DEFAULTS`."""
         value = self[name]
@@ -140,19 +135,12 @@ def check_options(opts: SimulateOptions) -> dict[str, Target]:
     targets = {key: Target(key, Path(opts[key])) for key in ("plot", "json_out") if opts[key] is not None}
     check_targets(targets.values(), opts.force)  # checked before integrating, not when writing the result
     if opts.instance is None:  # a preset has at least one head: refuse before building it
-        _check_preset(opts.preset)
+        from numerics.presets import PRESETS
+
+        if opts.preset is not None and (not isinstance(opts.preset, str) or opts.preset not in PRESETS):  # "" too
+            raise UnknownName("preset", opts.preset if isinstance(opts.preset, str) else repr(opts.preset), PRESETS)
         check_simulation(opts.effective("tokens"), opts.effective("dim"), 1, opts.t_end, opts.samples, opts.digits)
     return targets
-
-
-def _check_preset(preset: Any) -> None:
-    """``None`` (the default preset) or a preset name; ``""`` is refused, not read as the default."""
-    if preset is None:
-        return
-    from numerics.presets import PRESETS
-
-    if not isinstance(preset, str) or preset not in PRESETS:
-        raise UnknownName("preset", preset if isinstance(preset, str) else repr(preset), PRESETS)
 
 
 def _check_backend(opts: SimulateOptions) -> None:
@@ -177,30 +165,27 @@ def _simulate(**values: Any) -> Report:
     """Check the combinations, integrate and report, writing the output files all or nothing."""
     from numerics.evidence import batch_summary, summarize
     from numerics.metrics_mp import summarize_mp
-    from verify.simulation import Simulation
+    from verify.simulation import Simulation, integrate, system_for
 
     opts = SimulateOptions(values)
     targets = check_options(opts)
-    from verify.simulation import integrate, system_for
-
     N, d, seed = (opts.effective(k) for k in ("tokens", "dim", "seed"))
     system, source = system_for(opts.instance, opts.preset or DEFAULT_PRESET, opts.preset is None, N, d, seed)
     check_simulation(system.N, system.d, system.H, opts.t_end, opts.samples, opts.digits, stiffness(system, opts.t_end))
-    traj = integrate(system, opts.t_end, opts.points, digits=opts.digits, samples=opts.samples,
-                     seed=opts.effective("seed"), rtol=opts.effective("rtol"), atol=opts.effective("atol"),
-                     backend=opts.backend, device=opts.device, workers=opts.workers, scheduler=opts.scheduler,
-                     progress=opts.progress)
+    traj = integrate(system, opts.t_end, opts.points, digits=opts.digits, samples=opts.samples, seed=seed,
+                     rtol=opts.effective("rtol"), atol=opts.effective("atol"), backend=opts.backend, device=opts.device,
+                     workers=opts.workers, scheduler=opts.scheduler, progress=opts.progress)
     summary = (summarize_mp(traj, 0, opts.variant) if opts.digits is not None else summarize(traj, 0, opts.variant)
-               if opts.samples is None else {"batch": batch_summary(traj, opts.variant)})
+               if opts.samples is None else batch_summary(traj, opts.variant))
     plot = str(targets["plot"].path) if "plot" in targets else None
     record = Simulation(system, source, _options_json(opts), traj, summary, plot, opts.variant)
-    rendered: list[tuple[Target, str | bytes]] = []
-    if plot is not None:  # every payload is rendered before anything is written (all or nothing)
+    report = Report("simulate", record.to_json(), record.render(), files=[str(t.path) for t in targets.values()],
+                    record=record)
+    rendered: list[tuple[Target, str | bytes]] = []  # every payload is rendered before anything is written
+    if plot is not None:
         from numerics.support.png import figure_png
 
         rendered.append((targets["plot"], figure_png(record.figure())))
-    report = Report("simulate", record.to_json(), record.render(), files=[str(t.path) for t in targets.values()],
-                    record=record)
     if "json_out" in targets:
         rendered.append((targets["json_out"], json.dumps(report.payload, indent=2) + "\n"))
     if rendered:

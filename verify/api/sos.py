@@ -1,18 +1,20 @@
 """``verify sos "POLY" --on CONSTRAINTS``: prove a polynomial nonnegative with an exact SOS certificate.
 
-A report over :func:`verify._sos.prove.prove_nonnegative` (imported on call, so that nothing else
-loads the solver).  Exit codes carried by the verdict: 0 certified, 3 refuted (a rational point
-of the set where the polynomial is negative), 4 inconclusive.  The float SDP solution is only a
-hint: "holds" means an exact rational certificate passed its re-check.
+Prove ``polynomial >= 0`` on ``{g >= 0, h == 0 for the constraints in on}`` (rational coefficients) with
+:func:`verify._sos.prove.prove_nonnegative` (imported on call: nothing else loads the solver).  ``on`` and
+``vars`` take one comma-separated string or a list of strings; ``products`` is ``True`` (all products of
+the inequality constraints) or K, the most factors in a product.  ``record`` is the
+:class:`~verify._sos.result.SOSResult`.  Exit codes carried by the verdict: 0 certified, 3 refuted (a
+rational point of the set where the polynomial is negative), 4 inconclusive.  The float SDP solution is
+only a hint: "holds" means an exact rational certificate passed its re-check.
 """
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any, Sequence
 
-from verify.outputs import Target, check_targets, write_all
+from verify.outputs import Target, file_target, write_all
 from verify.report import Report
 
 from ._table import FORCE, REQUIRED, Command, Option, OptionError, api, int_range, is_int
@@ -31,11 +33,7 @@ COMMAND = Command(
     'verify sos "POLY" [--on CONSTRAINTS]: prove a polynomial nonnegative (on a semialgebraic set) with an exact SOS '
     "certificate. The SDP solver only proposes; the certificate is rounded to rationals and re-checked exactly, and "
     "a failed rounding is 'unknown', never 'holds'.",
-    """Prove ``polynomial >= 0`` on ``{g >= 0, h == 0 for the constraints in on}`` (rational coefficients).
-
-    ``on`` and ``vars`` take one comma-separated string or a list of strings; ``products`` is
-    ``True`` (all products of the inequality constraints) or K, the most factors in a product.
-    ``record`` is the :class:`~verify._sos.result.SOSResult`.""",
+    None,
     (Option("polynomial", "text", REQUIRED, flag="POLY", positional=True,
             expected="a polynomial as text, such as 'x^2 - 2*x*y + 3'",
             help="the polynomial, e.g. '2*x^4 + 2*x^3*y - x^2*y^2 + 5*y^4'"),
@@ -55,7 +53,7 @@ def _sos(polynomial: str, on: str | Sequence[str], vars: Any, degree: int | None
 
     if not isinstance(products, bool) and not (is_int(products) and 2 <= products <= MAX_PRODUCT_CONSTRAINTS):
         raise OptionError("products", f"{int_range(2, MAX_PRODUCT_CONSTRAINTS)} (most factors in a product)", products)
-    targets = save_targets(save, force)
+    targets = file_target("save", save, force)
     constraints = constraint_text(on)
     symbols = resolve_variables(vars, [polynomial, constraints])
     p = parse_polynomial(polynomial, symbols, "polynomial")
@@ -97,13 +95,6 @@ def resolve_variables(vars_arg, texts):
     if not names:
         raise OptionError("vars", "variable names (the polynomial uses none; name one with {vars})", "")
     return symbols_from_names(sorted(names), "vars")
-
-
-def save_targets(save: str | None, force: bool) -> list[Target]:
-    """The certificate file, checked before any work (see :mod:`verify.outputs`)."""
-    targets = [Target("save", Path(save))] if save is not None else []
-    check_targets(targets, force)
-    return targets
 
 
 def save_certificate(targets: list[Target], certificate, force: bool, shown: str | None) -> tuple[tuple[str, ...], str]:

@@ -1,9 +1,11 @@
-"""``verify theorem ID``: hypotheses, exact certificates, symbolic steps, cited steps and numerical
-evidence, composed into one verdict (:func:`verify._theorem.check.check_theorem`), as a report.
+"""``verify theorem ID``: prove result ``theorem_id`` on ``instance`` (default: its built-in example).
 
-Exit codes carried by the verdict: 0 the result holds on the instance (relative to the cited steps
-it lists), 3 a hypothesis fails (the result does not apply; nothing claims its conclusion), 4
-inconclusive.  The simulation is evidence, never part of the proof.
+Hypotheses, exact certificates, symbolic and cited steps and numerical evidence, composed into one verdict
+(:func:`verify._theorem.check.check_theorem`); ``record`` is the :class:`~verify._theorem.report.TheoremReport`.
+Exit codes carried by the verdict: 0 the result holds on the instance (relative to the cited steps it
+lists), 3 a hypothesis fails (the result does not apply), 4 inconclusive.  The simulation is evidence, never
+part of the proof, and is skipped, with the reason, when its cost estimate is too high.  ``save`` receives the
+report and every certificate (re-checked by ``verify recheck``), checked before any work.
 """
 from __future__ import annotations
 
@@ -11,24 +13,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+from verify.instances import resolve_instance
 from verify.limits import MAX_T_END
-from verify.outputs import Target, check_dir, check_targets, write_all
+from verify.outputs import Target, dir_targets, file_target, write_all
 from verify.report import Report
 
-from verify.instances import resolve_instance
 from ._table import FORCE, Command, Option, OptionError, api
 from .assumptions import INSTANCE, THEOREM_ID
-from .audit import png_target
 
 COMMAND = Command(
     "theorem", "theorem", "prove a result of the paper on an instance with exact certificates",
     "Prove a result of the paper on an instance: hypotheses, exact certificates, symbolic and cited steps, and "
     "numerical evidence (never part of the proof).",
-    """Prove result ``theorem_id`` on ``instance`` (default: its built-in example).
-
-    The simulation is skipped, with the reason, when its cost estimate is too high.  ``save``
-    receives the report and every certificate (re-checked by ``verify recheck``); it is checked
-    before any work (:mod:`verify.outputs`).  ``record`` is the :class:`~verify._theorem.report.TheoremReport`.""",
+    None,
     (THEOREM_ID, INSTANCE,
      Option("save", "path", metavar="DIR", help="write the report and every certificate (re-check with 'verify recheck')"),
      Option("simulate", "bool", True, help="skip the numerical evidence"),
@@ -55,14 +52,14 @@ def _theorem(theorem_id: str, instance: Any, save: str | None, simulate: bool, t
     safe = th.id.replace(".", "_")
     if plot is not None and not simulate:
         raise OptionError("plot", "the numerical evidence the figure draws", "simulate off", conflict=True)
-    pngs = png_target(plot, force)
-    if save is not None:
-        _planned(Path(save), safe, force)
+    pngs = file_target("plot", plot, force, ".png")
+    if save is not None:  # certificate names are known only after the proof: any earlier one counts
+        earlier = {p.name for p in Path(save).glob(f"{safe}__*.json")} if Path(save).is_dir() else set()
+        dir_targets("save", save, [f"{safe}__report.json", *sorted(earlier - {f"{safe}__report.json"})], force)
     if export_coq is not None:
         from verify.coq import module_name
 
-        check_dir("export_coq", Path(export_coq))
-        check_targets([Target("export_coq", Path(export_coq) / f"{module_name(th.id)}.v")], force)
+        dir_targets("export_coq", export_coq, [f"{module_name(th.id)}.v"], force)
     system = resolve_instance(instance, th.example)
     skipped = evidence_skip_reason(system, t_end) if simulate else None
     report = check_theorem(th.id, system, simulate=simulate and skipped is None, t_end=t_end)
@@ -107,15 +104,6 @@ def _export_coq(report: Any, body: dict, directory: Path, force: bool) -> tuple[
     axioms = ", ".join(record.source.axioms) or "none"
     return (record.to_json(), f"coq: wrote {record.path} ({len(record.source.steps)} steps for the kernel; axioms: "
             f"{axioms}); check it with 'verify recheck --coq {directory}'", [record.path])
-
-
-def _planned(save: Path, safe: str, force: bool) -> None:
-    """Before any work: ``save`` is a usable directory and holds no file this run would write."""
-    check_dir("save", save)
-    names = [f"{safe}__report.json"]
-    if save.is_dir():  # certificate names are known only after the proof; any earlier one counts
-        names += sorted({p.name for p in save.glob(f"{safe}__*.json")} - set(names))
-    check_targets([Target("save", save / n) for n in names], force)
 
 
 theorem = api(COMMAND, _theorem, __name__)

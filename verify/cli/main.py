@@ -1,14 +1,9 @@
 """The ``verify`` command: a thin renderer over library calls.
 
-Every command is generated from its option table (:mod:`verify.api._table`): the sub-parser, and
-the call :func:`run` makes of the parsed line (the API function with the same keywords, and what only
-a terminal has: progress bars and messages on stderr; ``verify.cli.cmd_reproduce`` runs the
-reproduction and writes its directory).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
-renames them to flags, here and nowhere else.  Exit codes (STYLE.md §8): 0 certified /
-all hold, 1 crash, 2 usage or bad input (including an output target that is refused or an option
-above its limit), 3 refuted / some hypothesis fails, 4 inconclusive, 5 certificate invalid
-(``verify recheck``: a well-formed certificate that fails its exact re-check proves nothing; it is
-not a refutation of its claim).
+Every command is generated from its option table (:mod:`verify.api._table`): the sub-parser, and the
+call :func:`run` makes of the parsed line (the API function with the same keywords, plus progress bars
+and messages on stderr).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
+renames them to flags, here only.  Exit codes (STYLE.md §8, ``theorems.verdict.ExitCode``) end ``--help``.
 """
 from __future__ import annotations
 
@@ -22,21 +17,14 @@ import re
 import sys
 from pathlib import Path
 
-from theorems.errors import ConsensusVerifyError
+from theorems.errors import ConsensusVerifyError, InvalidInput
 from theorems.verdict import ExitCode
+from verify.report import KINDS, error_payload
 
-from .common import EXIT_CRASH, EXIT_USAGE, UsageError, emit, say
-
-API = {"list": "verify.api.listing", "assumptions": "verify.api.assumptions", "theorem": "verify.api.theorem",
-       "sos": "verify.api.sos", "lyapunov": "verify.api.lyapunov", "recheck": "verify.api.recheck",
-       "simulate": "verify.api.simulate", "audit": "verify.api.audit", "consensus": "verify.api.consensus",
-       "depth": "verify.api.depth", "reproduce": "verify.api.reproduce", "fate": "verify.api.fate",
-       "examples": "verify.api.examples", "docs": "verify.api.docs"}
-"""The commands generated from an option table: the module holding ``COMMAND`` and its function."""
-HOOKS = ("reproduce",)
-"""Commands with a ``verify.cli.cmd_<name>`` module whose ``run(args)`` replaces :func:`run`."""
-COMMANDS = ("list", "assumptions", "theorem", "sos", "lyapunov", "recheck", "simulate", "audit", "consensus",
-            "reproduce", "depth", "fate", "examples", "docs")
+COMMANDS = tuple(kind for kind in KINDS if kind != "error")
+"""The commands, in ``verify --help`` order: every report kind but ``error``."""
+API = {name: "verify.api." + ("listing" if name == "list" else name) for name in COMMANDS}
+"""The module holding each command's ``COMMAND`` and function."""
 SAVED = {"theorem": lambda r: f"the report and {len(r.files) - 1} certificate(s)",
          "depth": lambda r: "the report" + (" and the depth certificate" if r.record.certificate is not None else ""),
          "fate": lambda r: "the report" + (" and the fate certificate" if r.record.certificate is not None else "")}
@@ -45,50 +33,34 @@ PROGRESS = {"consensus": "consensus blocks"}
 """The progress bar's label where it is not the command's name."""
 
 
-class _ArgumentError(Exception):
-    """argparse rejected the command line (raised by :meth:`_Parser.error`, reported by :func:`main`)."""
+class UsageError(ConsensusVerifyError):
+    """argparse rejected the command line (raised by :meth:`_Parser.error`, reported by :func:`main`):
+    ``field`` the option, ``expected`` and ``got`` read off argparse's message (for the JSON error)."""
 
-    def __init__(self, prog: str, usage: str, message: str, option: str | None) -> None:
+    def __init__(self, prog: str, usage: str, message: str) -> None:
+        m = re.match(r"argument ([^:]+):", message)
+        self.prog, self.usage, self.field = prog, usage, m.group(1).split("/")[-1] if m else None
+        self.expected, self.got = None, None
+        if m := _INVALID_CHOICE.search(message):  # the close matches added (``verify theorm``)
+            known = re.findall(r"'([^']*)'", m.group("known"))
+            self.expected, self.got = "one of: " + ", ".join(known), m.group("got")
+            close = difflib.get_close_matches(self.got, known, n=3, cutoff=0.6)
+            message += f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        elif m := re.search(r"invalid (\w+) value: '(.*)'", message):
+            self.expected, self.got = f"a {m.group(1)} value", m.group(2)
+        elif "expected one argument" in message:
+            self.expected = "one value"
+        elif m := re.search(r"unrecognized arguments: (.*)", message):
+            self.expected, self.got = "no further arguments", m.group(1)
         super().__init__(message)
-        self.prog, self.usage, self.option = prog, usage, option
 
 
 _INVALID_CHOICE = re.compile(r"argument (?P<arg>[^:]+): invalid choice: '(?P<got>[^']*)' \(choose from (?P<known>.*)\)")
 
 
-def _did_you_mean(message: str) -> str:
-    """argparse's "invalid choice" message with the close matches first (``verify theorm``)."""
-    m = _INVALID_CHOICE.search(message)
-    if not m:
-        return message
-    known = re.findall(r"'([^']*)'", m.group("known"))
-    close = difflib.get_close_matches(m.group("got"), known, n=3, cutoff=0.6)
-    if not close:
-        return message
-    return f"{message}; did you mean {' or '.join(repr(c) for c in close)}?"
-
-
-def _expected_got(message: str) -> tuple[str | None, str | None]:
-    """What argparse expected and what arrived, read off its message (for the JSON error)."""
-    m = _INVALID_CHOICE.search(message)
-    if m:
-        return "one of: " + ", ".join(re.findall(r"'([^']*)'", m.group("known"))), m.group("got")
-    m = re.search(r"invalid (\w+) value: '(.*)'", message)
-    if m:
-        return f"a {m.group(1)} value", m.group(2)
-    if "expected one argument" in message:
-        return "one value", None
-    m = re.search(r"unrecognized arguments: (.*)", message)
-    if m:
-        return "no further arguments", m.group(1)
-    return None, None
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would exit 2 with usage; main() reports it (text or JSON)
-        m = re.match(r"argument ([^:]+):", message)
-        option = m.group(1).split("/")[-1] if m else None
-        raise _ArgumentError(self.prog, self.format_usage(), _did_you_mean(message), option)
+        raise UsageError(self.prog, self.format_usage(), message)
 
     def format_help(self) -> str:
         if callable(self.description):  # computed on demand (``verify simulate``'s preset list: cold start)
@@ -109,31 +81,45 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"verify (consensus-verify) {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        hooks = importlib.import_module(f"verify.cli.cmd_{name}") if name in HOOKS else None
-        importlib.import_module(API[name]).COMMAND.add_parser(sub).set_defaults(run=run if hooks is None else hooks.run)
+        importlib.import_module(API[name]).COMMAND.add_parser(sub)
     for command in sub.choices.values():  # every sub-command's help ends with the exit codes too
         if not command.epilog:
             command.epilog = EXIT_CODES
     return parser
 
 
-def run(args, **extras) -> int:
-    """The API call of a parsed command line, with what only a terminal has (:func:`_terminal`);
-    ``extras``: callbacks a ``cmd_<name>`` module adds."""
+def run(args) -> int:
+    """The API call of a parsed command line, with what only a terminal has (:func:`_terminal`)."""
     command = args.command_table
-    extras = {**_terminal(args, command), **extras}
-    report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args), **extras)
+    if command.name == "reproduce" and args.device.startswith("cuda") and not args.no_llm:
+        _check_gpu(args.device)
+    report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args),
+                                                                                   **_terminal(args, command))
     if command.name in SAVED and getattr(args, "save", None):
         sys.stderr.write(f"saved {SAVED[command.name](report)} to {Path(args.save)}\n")
-    emit(report.text, report.to_json(), args.format)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=False) + "\n")
+    else:
+        sys.stdout.write((report.text or "").rstrip("\n") + "\n")
     return report.exit_code
 
 
+def _check_gpu(device: str) -> None:
+    """``reproduce --device cuda[:N]`` must name a GPU this torch build sees (the LLM cases would fail one by
+    one otherwise), checked before any work."""
+    from llm_checks._deps import require_torch  # MissingDependency with the install command when torch is absent
+
+    torch = require_torch()
+    index = int(device.split(":", 1)[1]) if ":" in device and device.split(":", 1)[1].isdigit() else 0
+    seen = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if index >= seen:
+        raise InvalidInput("device", "cpu or an available CUDA device", device, hint=f"this torch build sees {seen} GPU(s)")
+
+
 def _terminal(args, command) -> dict:
-    """A progress bar (the one renderer: tqdm on a terminal, a few plain lines in a log) and the
-    loader's messages on stderr, for the commands whose table has those callbacks; ``--no-progress``
-    silences both (``simulate`` shows progress with ``--progress`` or on a terminal).  Dask's INFO
-    chatter stays off the terminal when a command runs on a cluster."""
+    """A progress bar (tqdm on a terminal, a few plain lines in a log) and the loader's messages on stderr,
+    for the commands with those callbacks; ``--no-progress`` silences both (``simulate`` shows progress with
+    ``--progress`` or on a terminal).  Dask's INFO chatter stays off the terminal."""
     names = {o.name for o in command.options}
     if getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None:
         os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
@@ -145,7 +131,12 @@ def _terminal(args, command) -> dict:
 
         extras["progress"] = TextProgress(sys.stderr, PROGRESS.get(command.name, command.name), enabled)
     if "on_event" in names:
-        extras["on_event"] = say(enabled)
+        def on_event(message: str) -> None:  # one line each on stderr
+            if enabled:
+                sys.stderr.write(message.rstrip("\n") + "\n")
+                sys.stderr.flush()
+
+        extras["on_event"] = on_event
     return extras
 
 
@@ -168,14 +159,11 @@ VALUE_OPTIONS = ("--field", "--on")
 def _attach_negative_values(argv: list[str]) -> list[str]:
     """argparse reads ``-x`` after ``--field`` as an option; join such values as ``--field=-x``."""
     out: list[str] = []
-    i = 0
-    while i < len(argv):
-        if argv[i] in VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-"):
-            out.append(f"{argv[i]}={argv[i + 1]}")
-            i += 2
+    for arg in argv:
+        if out and out[-1] in VALUE_OPTIONS and arg.startswith("-"):
+            out[-1] = f"{out[-1]}={arg}"
         else:
-            out.append(argv[i])
-            i += 1
+            out.append(arg)
     return out
 
 
@@ -185,9 +173,7 @@ def _suggest_option(parser: argparse.ArgumentParser, argv: list[str], message: s
     command = next((a for a in argv if a in COMMANDS), None)
     if not m or command is None:
         return message
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices.get(command)
-    if sub is None:
-        return message
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
     known = sorted(o for o in sub._option_string_actions if o.startswith("--"))
     hints = [f"{bad} -> {' or '.join(close)}" for bad in m.group(1).split() if bad.startswith("-")
              for close in [difflib.get_close_matches(bad.split("=")[0], known, n=2, cutoff=0.6)] if close]
@@ -235,10 +221,8 @@ def _report_error(exc: BaseException, prefix: str, as_json: bool) -> int:
     """A usage or input error: one line on stderr, and under ``--format json`` the error payload on stdout."""
     sys.stderr.write(f"{prefix}: error: {exc}\n")
     if as_json:
-        from verify.report import error_payload
-
         sys.stdout.write(json.dumps(error_payload(exc), indent=2, allow_nan=False) + "\n")
-    return EXIT_USAGE
+    return ExitCode.USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,34 +233,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except _ArgumentError as exc:
+    except UsageError as exc:
         if not as_json:
             sys.stderr.write(exc.usage)
-        err = UsageError(_suggest_option(parser, argv, str(exc)))
-        err.field, err.expected, err.got = exc.option, *_expected_got(str(exc))
-        return _report_error(err, exc.prog, as_json)
-    args.debug = debug
+        exc.args = (_suggest_option(parser, argv, str(exc)),)
+        return _report_error(exc, exc.prog, as_json)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
-        return int(args.run(args))
-    except (UsageError, ConsensusVerifyError) as exc:
-        table = getattr(args, "command_table", None)
-        if table is not None:
-            from verify.api._table import for_cli
+        return int(run(args))
+    except ConsensusVerifyError as exc:
+        from verify.api._table import for_cli
 
-            exc = for_cli(exc, table.flags)
-        return _report_error(exc, f"verify {args.command}", as_json)
+        return _report_error(for_cli(exc, args.command_table.flags), f"verify {args.command}", as_json)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
-        return EXIT_CRASH
+        return ExitCode.CRASH
     except Exception as exc:  # a crash: one line, traceback only with --debug
-        if args.debug:
+        if debug:
             raise
-        sys.stderr.write(f"verify {args.command}: internal error ({type(exc).__name__}: {exc}); rerun with --debug for a traceback\n")
-        return EXIT_CRASH
+        sys.stderr.write(f"verify {args.command}: internal error ({type(exc).__name__}: {exc}); "
+                         "rerun with --debug for a traceback\n")
+        return ExitCode.CRASH
 
 
 def entry() -> None:
