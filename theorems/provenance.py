@@ -1,4 +1,4 @@
-"""Provenance of a result (STYLE.md §9): the one record every report's ``provenance`` comes from.
+"""Provenance of a result: the one record every report's ``provenance`` comes from.
 
 A :class:`Provenance` says what produced a result: the versions of the packages involved (read
 from metadata; nothing heavy is imported: torch's version is read, torch is not), optionally the

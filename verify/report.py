@@ -2,7 +2,7 @@
 
 Each library call (:mod:`verify.api`) returns a :class:`Report` wrapping its typed record (which owns
 ``to_json()``, ``render()`` and ``figure()``); the CLI prints ``report.text`` or ``report.to_json()`` and
-exits with ``report.exit_code`` (STYLE.md §8).  The JSON contract, version :data:`SCHEMA_VERSION`: a
+exits with ``report.exit_code`` (``theorems.verdict.ExitCode``).  The JSON contract, version :data:`SCHEMA_VERSION`: a
 top-level ``schema_version`` and ``kind`` (the command); a ``verdict`` (:data:`VERDICTS`) for every
 command that decides something, a ``status`` (``ok``, ``completed``, ...) for the others; one published
 JSON Schema per kind (:func:`schema_path`); errors under ``--format json`` are ``{"schema_version",

@@ -1,4 +1,4 @@
-"""Proof obligations of cited steps (the Why3 proof-session model, STYLE.md).
+"""Proof obligations of cited steps (after the Why3 proof-session model).
 
 A cited step uses a theorem that is not re-proved here (Liouville's formula, the comparison lemma,
 Moreau's consensus theorem, ...).  It is only as good as the hypotheses of that theorem, so each

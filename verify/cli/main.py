@@ -3,7 +3,7 @@
 Every command is generated from its option table (:mod:`verify.api._table`): the sub-parser, and the
 call :func:`run` makes of the parsed line (the API function with the same keywords, plus progress bars
 and messages on stderr).  Errors name the options as the API does; :func:`verify.api._table.for_cli`
-renames them to flags, here only.  Exit codes (STYLE.md §8, ``theorems.verdict.ExitCode``) end ``--help``.
+renames them to flags, here only.  Exit codes (``theorems.verdict.ExitCode``) end ``--help``.
 """
 from __future__ import annotations
 
