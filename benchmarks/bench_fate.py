@@ -1,10 +1,12 @@
 """Benchmark of ``verify._fate.certify_fate`` on random constant instances (docs/fate.md).
 
-    python benchmarks/bench_fate.py --count 100 [--start 0] [--nonsymmetric] [--oracle-digits 50] [--out FILE]
+    python benchmarks/bench_fate.py --count 100 [--start 0] [--seeds 1,3,14] [--nonsymmetric] [--oracle-digits 50] [--out FILE]
 
 For each seed: the certified fate, its wall time, and (when certified) the disagreement between
 the certified limit and an independent 50-digit simulation run to 10x the entry time (and at least to
-``--oracle-floor``, default t = 60: an entry at t = 0 is otherwise compared far from the limit).  One JSON
+``--oracle-floor``, default t = 60: an entry at t = 0 is otherwise compared far from the limit); a
+``moving-consensus`` fate has no fixed limit and claims only ``|x_i - x_j| -> 0``: its disagreement is
+the oracle's diameter at that time.  ``--seeds`` replaces ``--start``/``--count`` by a list.  One JSON
 line per instance on stdout (or appended to ``--out``), then a summary line.
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seeds", default=None, help="comma-separated seeds (instead of --start/--count)")
     ap.add_argument("--nonsymmetric", action="store_true")
     ap.add_argument("--oracle-digits", type=int, default=50)
     ap.add_argument("--no-oracle", action="store_true")
@@ -36,7 +39,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     rows = []
     out = open(args.out, "a") if args.out else sys.stdout
-    for seed in range(args.start, args.start + args.count):
+    seeds = ([int(v) for v in args.seeds.split(",") if v.strip()] if args.seeds
+             else range(args.start, args.start + args.count))
+    for seed in seeds:
         p = random_problem(seed, nonsymmetric=args.nonsymmetric)
         t0 = time.perf_counter()
         r = certify_fate(p, t_max=args.t_max)
@@ -50,6 +55,8 @@ def main(argv=None) -> int:
             row["oracle_disagreement"] = disagreement(r, 10.0, args.oracle_digits, args.oracle_floor)
             row["oracle_s"] = round(time.perf_counter() - t1, 2)
             row["agrees"] = row["oracle_disagreement"] <= AGREE
+            if r.limit is None:
+                row["oracle_measure"] = "diameter"
         rows.append(row)
         print(json.dumps(row), file=out, flush=True)
     cert = [r for r in rows if r["fate"] != "unknown"]

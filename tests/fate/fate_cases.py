@@ -69,12 +69,20 @@ def limit_points(report) -> np.ndarray:
     return np.array(rows * N if len(rows) == 1 else rows)
 
 
+def diameter(X: np.ndarray) -> float:
+    return float(np.max(np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)))
+
+
 def disagreement(report, factor: float = 10.0, digits: int = 50, floor: float = 0.0) -> float:
     """``max_i |x_i(t_end) - limit_i|`` with ``x`` from the 50-digit oracle, ``t_end = max(factor T, floor)``
-    (T = entry time, at least 1; a floor lets an early entry, e.g. at t = 0, be compared near the limit)."""
+    (T = entry time, at least 1; a floor lets an early entry, e.g. at t = 0, be compared near the limit).
+    A fate without a fixed limit (route ``moving-consensus``) claims only ``|x_i - x_j| -> 0``: there the
+    disagreement is the oracle's diameter ``max_ij |x_i(t_end) - x_j(t_end)|``."""
     t_end = max(factor * max(float(report.certificate.entry), 1.0), floor)
     X = oracle(report.certificate.problem, t_end, digits)
+    if report.limit is None and report.route == "moving-consensus":
+        return diameter(X)
     return float(np.max(np.linalg.norm(X - limit_points(report), axis=1)))
 
 
-__all__ = ["disagreement", "eye", "limit_points", "oracle", "random_problem"]
+__all__ = ["diameter", "disagreement", "eye", "limit_points", "oracle", "random_problem"]

@@ -1,8 +1,9 @@
 """The fate certificate (kind ``"fate"``): exact data that :meth:`FateCertificate.recheck` re-proves.
 
 It stores the instance (``beta``, mask, every ``(P^h, U^h)``, the rational tokens), the claimed
-fate (``consensus`` / ``non-consensus``), the route (``hemisphere``, ``cap`` or ``basin``), the entry
-time ``T`` and the route's data (the rational ``z``, or the :class:`~.basin.Basin`).  The re-check
+fate (``consensus`` / ``non-consensus``), the route (``hemisphere``, ``cap``, ``basin``, ``contraction``,
+``projective`` or ``moving-consensus``), the entry time ``T`` and the route's data (the rational ``z``,
+the :class:`~.basin.Basin`, the :class:`~.cap.Cap`, the projective data or the :class:`~.moving.Moving` data).  The re-check
 uses no solver and no float on a path to "holds":
 
 1. the route's hypotheses on the data, exactly (``U^h = I`` and the mask for ``hemisphere`` / ``cap``;
@@ -31,6 +32,7 @@ from .certificate_json import FATES, KIND, ROUTES, fields_from_json, to_json  # 
 from .flow import OPTIONS, FlowRun, run_until
 from .limits import (ball_text, cap_test, distinct, first_token, hemisphere_limit, hemisphere_test,
                      narrow_hemisphere_test)
+from .moving import Moving, check_moving, moving_entered
 from .problem import FateProblem
 from .projective import Projective, check_projective, half_space
 
@@ -61,6 +63,7 @@ class FateCertificate:
     label: str = ""
     cap: Cap | None = None
     projective: Projective | None = None
+    moving: Moving | None = None
 
     @property
     def claim(self) -> str:
@@ -69,8 +72,12 @@ class FateCertificate:
                  "cap": "the open cap around x_1 (every <x_1, x_i> > 0; docs/depth.md 4.2)",
                  "basin": "a certified basin of a stable equilibrium (Krawczyk box, Lyapunov matrix S)",
                  "contraction": "a certified cap around a consensus point (Krawczyk box, block max-norm contraction)",
-                 "projective": "the half-space sign <w, x> > 0 of a projective contraction of the one head's U"
-                 }[self.route]
+                 "projective": "the half-space sign <w, x> > 0 of a projective contraction of the one head's U",
+                 "moving-consensus": "the diameter bound of the moving-consensus lemma (docs/fate.md)"}[self.route]
+        if self.route == "moving-consensus":
+            return (f"eq. 5, {p.mask} mask, N = {p.N}, d = {p.d}, {len(p.heads)} head(s), beta = {p.beta}, the stored "
+                    f"tokens: the tokens satisfy {where} by t = {self.entry}, so every |x_i - x_j| -> 0 (consensus; "
+                    "the common point is not claimed to converge)")
         return (f"eq. 5, {p.mask} mask, N = {p.N}, d = {p.d}, {len(p.heads)} head(s), beta = {p.beta}, the stored "
                 f"tokens: the tokens enter {where} by t = {self.entry}, so they converge to "
                 + ("one point (consensus)" if self.fate == "consensus" else "an equilibrium with distinct directions"))
@@ -83,6 +90,12 @@ class FateCertificate:
             return f"the entry time must lie in [0, {MAX_ENTRY}]"
         if (self.route == "projective") != (self.projective is not None):
             return "the projective route stores its data (and only that route does)"
+        if (self.route == "moving-consensus") != (self.moving is not None):
+            return "the moving-consensus route stores its data (and only that route does)"
+        if self.route == "moving-consensus":
+            if self.fate != "consensus" or self.cap is not None or self.basin is not None or self.z is not None:
+                return "the moving-consensus route proves consensus and stores no cap, basin or z"
+            return ""
         if self.route in ("hemisphere", "cap"):
             if self.fate != "consensus" or not p.identity_values():
                 return f"the {self.route} route proves consensus and needs every U^h = I"
@@ -116,6 +129,15 @@ class FateCertificate:
         if why:
             return fails(name, why)
         p = self.problem
+        if self.route == "moving-consensus":
+            mc = check_moving(p, self.moving)
+            if not mc.ok:
+                return fails(name, f"moving consensus: {mc.reason}")
+            run = run_until(p.field, p.initial, self.entry, lambda X: moving_entered(self.moving, X))
+            if not run.entered:
+                return fails(name, _no_entry(run, f"the diameter bound Dmax = {self.moving.Dmax}"))
+            return holds(name, f"{mc.reason}; the entry condition holds at t = {run.time}; no limit point is claimed",
+                         {"entry": str(run.time), "kappa": str(mc.kappa), "steps": run.steps})
         if self.route == "projective":
             pc = check_projective(p, self.projective)
             if not pc.ok:

@@ -17,14 +17,18 @@ from verify.certificate_fields import json_rational as _q, json_vector as _vec
 from .basin import KINDS, Basin
 from .cap import Cap
 from .problem import LIMITS, FateProblem
+from .moving import Causal, Moving, Region
 from .projective import Projective
 
 FORMAT = "consensus-verify/fate-certificate"
 KIND = "fate"
 FATES = ("consensus", "non-consensus")
-ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective")
+ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-consensus")
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
-        "projective"}
+        "projective", "moving"}
+_MOVING = {"G", "g_lo", "g_hi", "mu", "tau2", "unorm", "pnorm", "Dmax", "region", "causal"}
+_CAUSAL = {"c", "eta", "lam", "lam_s"}
+_REGION = {"Q", "gamma", "tau1", "qnorm"}
 _INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
 _BASIN = {"kind", "charts", "mid", "krad", "R", "S", "r", "precision_bits"}
 _PROJECTIVE = {"k", "mid", "rad", "rho", "S", "sign", "kv", "vmid", "vrad"}
@@ -50,7 +54,37 @@ def to_json(cert: Any) -> dict[str, Any]:
             "S": _mat(b.S), "r": str(b.r), "precision_bits": b.precision},
         **({} if cert.cap is None else {"cap": _cap_json(cert.cap)}),
         **({} if cert.projective is None else {"projective": _projective_json(cert.projective)}),
+        **({} if cert.moving is None else {"moving": _moving_json(cert.moving)}),
     }
+
+
+def _moving_json(m: Moving) -> dict[str, Any]:
+    r = m.region
+    return {"G": _mat(m.G), "g_lo": str(m.g_lo), "g_hi": str(m.g_hi), "mu": str(m.mu), "tau2": str(m.tau2),
+            "unorm": [str(v) for v in m.unorm], "pnorm": [str(v) for v in m.pnorm], "Dmax": str(m.Dmax),
+            "region": None if r is None else {"Q": _mat(r.Q), "gamma": str(r.gamma), "tau1": str(r.tau1),
+                                              "qnorm": str(r.qnorm)},
+            "causal": None if m.causal is None else {"c": [str(v) for v in m.causal.c], "eta": str(m.causal.eta),
+                                                     "lam": [str(v) for v in m.causal.lam], "lam_s": str(m.causal.lam_s)}}
+
+
+def _moving(value: Any, problem: FateProblem) -> Moving:
+    obj = _obj(value, "certificate.moving", _MOVING, {"region", "causal"})
+    d, H = problem.d, len(problem.heads)
+    region = causal = None
+    if obj.get("causal") is not None:
+        co = _obj(obj["causal"], "certificate.moving.causal", _CAUSAL)
+        causal = Causal(_vec(co["c"], "certificate.moving.causal.c", problem.N - 1),
+                        _q(co["eta"], "certificate.moving.causal.eta"), _vec(co["lam"], "certificate.moving.causal.lam", H),
+                        _q(co["lam_s"], "certificate.moving.causal.lam_s"))
+    if obj.get("region") is not None:
+        ro = _obj(obj["region"], "certificate.moving.region", _REGION)
+        region = Region(_matrix(ro["Q"], "certificate.moving.region.Q", d, d), _q(ro["gamma"], "certificate.moving.region.gamma"),
+                        _q(ro["tau1"], "certificate.moving.region.tau1"), _q(ro["qnorm"], "certificate.moving.region.qnorm"))
+    return Moving(_matrix(obj["G"], "certificate.moving.G", d, d), _q(obj["g_lo"], "certificate.moving.g_lo"),
+                  _q(obj["g_hi"], "certificate.moving.g_hi"), _q(obj["mu"], "certificate.moving.mu"),
+                  _q(obj["tau2"], "certificate.moving.tau2"), _vec(obj["unorm"], "certificate.moving.unorm", H),
+                  _vec(obj["pnorm"], "certificate.moving.pnorm", H), _q(obj["Dmax"], "certificate.moving.Dmax"), region, causal)
 
 
 def _projective_json(c: Projective) -> dict[str, Any]:
@@ -145,7 +179,7 @@ def _cap(value: Any, problem: FateProblem) -> Cap:
 
 
 def fields_from_json(data: Mapping[str, Any]) -> tuple:
-    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective"})
+    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective", "moving"})
     if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
         raise InvalidInput("certificate", f"format {FORMAT!r}, kind {KIND!r}, version 1",
                            [top["format"], top["kind"], top["version"]])
@@ -161,7 +195,9 @@ def fields_from_json(data: Mapping[str, Any]) -> tuple:
     basin = None if top["basin"] is None else _basin(top["basin"], problem)
     cap = None if top.get("cap") is None else _cap(top["cap"], problem)
     projective = None if top.get("projective") is None else _projective(top["projective"], problem)
-    return problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label, cap, projective
+    moving = None if top.get("moving") is None else _moving(top["moving"], problem)
+    return (problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label, cap, projective,
+            moving)
 
 
 __all__ = ["FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]

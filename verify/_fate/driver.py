@@ -7,7 +7,11 @@ Routes (the first that applies):
   4.2): consensus;
 * otherwise a float simulation proposes the limit (:mod:`.hints`), :func:`~.basin.check_basin`
   proves a basin around it (a consensus point ``x*``, an eigenvector of ``sum_h U^h``, or an
-  equilibrium with distinct directions), and the enclosure runs until it is inside the basin.
+  equilibrium with distinct directions), and the enclosure runs until it is inside the basin;
+* a simulation that never settles (rotation, slow drift) with the tokens clustering, or a consensus
+  limit whose basin and cap fail: :mod:`.moving` proves that the diameter goes to 0 once the
+  enclosure's diameter is small enough (consensus whose common point may keep moving; no limit
+  point is claimed).
 
 Anything that fails on the way is "unknown" with the reason.  A fate is a statement about this
 instance's tokens only (an instance-level proof), not about every start.
@@ -28,6 +32,7 @@ from .certificate import (MAX_ENTRY, FateCertificate, basin_limit, cap_limit, ca
 from .flow import OPTIONS, FlowRun, run_until
 from .hints import propose_basin, simulate
 from .limits import cap_test, hemisphere_test, narrow_hemisphere_test, propose_z
+from .moving import check_moving, moving_entered
 from .problem import FateProblem, problem_from_system
 from .projective import check_projective, half_space, propose_projective
 from .report import Fate, FateReport
@@ -53,6 +58,8 @@ def _tight_hemisphere(found: list):
     return test
 
 
+CLUSTERING = 0.1
+"""The float diameter below which an unsettled simulation is handed to the moving-consensus route."""
 NEAR = 1e-5
 """A float state with a field below this is close enough for Newton to find the limit (slow convergence)."""
 PROJECTIVE_T = Fraction(10)
@@ -84,6 +91,40 @@ def _projective(problem: FateProblem, t_max: Fraction, done) -> FateReport | Non
     reason = f"every token is in the half-space sign <w, x> > 0 at t = {float(run.time):.6g}: {check.reason}"
     return done(Fate.CONSENSUS, reason, entry_time=run.time, route="projective", limit=cap_limit((check.limit,) * problem.N),
                 certificate=cert, stats={"steps": run.steps, "status": run.status})
+
+
+def _moving(problem: FateProblem, t_max: Fraction, X, hint: dict, done) -> FateReport | None:
+    """Unsettled simulation, clustering tokens: consensus by the diameter contraction of :mod:`.moving` (no fixed limit)."""
+    import numpy as np
+
+    from .moving_hints import propose_moving
+
+    diameter = float(np.max(np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)))
+    hint["float_diameter"] = diameter
+    if diameter > CLUSTERING:
+        return None
+    candidates, why = propose_moving(problem)
+    if not candidates:
+        hint["moving"] = why
+        return None
+    hit: list = []
+
+    def inside(E) -> bool:
+        hit.extend(c for c in candidates if not hit and moving_entered(c, E))
+        return bool(hit)
+
+    run = run_until(problem.field, problem.initial, t_max, inside)
+    stats = {**hint, "steps": run.steps, "status": run.status}
+    if not run.entered:
+        hint["moving"] = f"moving-consensus candidates proved, but {_why(run, 'their diameter bound', t_max)}"
+        return None
+    check = check_moving(problem, hit[0])
+    cert = FateCertificate(problem, "consensus", "moving-consensus", run.time, None, None, f"{problem.name}: fate",
+                           moving=hit[0])
+    reason = (f"the enclosure meets the moving-consensus entry bound at t = {float(run.time):.6g}: {check.reason}; "
+              "every |x_i - x_j| -> 0, the common point is not proved to converge")
+    return done(Fate.CONSENSUS, reason, entry_time=run.time, route="moving-consensus", limit=None, certificate=cert,
+                stats={**stats, "kappa": f"{float(check.kappa):.6g}", "Dmax": str(hit[0].Dmax)})
 
 
 def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.0) -> FateReport:
@@ -147,12 +188,18 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
     X, t_hint, residual = simulate(problem, t_sim)
     hint = {"simulated_to": t_hint, "field_residual": residual}
     if residual > NEAR:
+        moving = _moving(problem, t_max, X, hint, done)
+        if moving is not None:
+            return moving
         return done(Fate.UNKNOWN, f"the float simulation has not settled by t = {t_hint:g} (|field| = {residual:.3g}): "
-                                  "no candidate limit (the tokens may rotate, oscillate or converge slowly)", stats=hint)
+                                  "no candidate limit (the tokens may rotate, oscillate or converge slowly)"
+                    + (f"; {hint['moving']}" if "moving" in hint else ""), stats=hint)
     cap, cap_why = propose_cap_near(problem, X)
     basin, why = propose_basin(problem, X)
     if basin is None and cap is None:
-        return done(Fate.UNKNOWN, why if "not a consensus" in cap_why else f"{why}; {cap_why}", stats=hint)
+        return _moving(problem, t_max, X, hint, done) or done(
+            Fate.UNKNOWN, (why if "not a consensus" in cap_why else f"{why}; {cap_why}")
+            + (f"; {hint['moving']}" if "moving" in hint else ""), stats=hint)
     cap_check = None if cap is None else check_cap(problem, cap)
     check = None if basin is None else check_basin(problem, basin)
     hit: list[str] = []
@@ -172,7 +219,9 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
         stats.update(cap_radius=str(cap.eps), cap_box=str(cap.R), cap_decay=str(cap_check.decay))
     if not run.entered:
         proved = "; ".join(c.reason for c in (cap_check, check) if c is not None)
-        return done(Fate.UNKNOWN, f"certified ({proved}), but {_why(run, 'certified region', t_max)}", stats=stats)
+        moving = _moving(problem, t_max, X, hint, done)
+        return moving or done(Fate.UNKNOWN, f"certified ({proved}), but {_why(run, 'certified region', t_max)}"
+                              + (f"; {hint['moving']}" if "moving" in hint else ""), stats={**stats, **hint})
     if hit[-1] == "contraction":
         cert = FateCertificate(problem, "consensus", "contraction", run.time, None, None, f"{problem.name}: fate", cap)
         reason = f"the enclosure is in the certified cap at t = {float(run.time):.6g}: {cap_check.reason}"

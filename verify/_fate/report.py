@@ -41,6 +41,13 @@ class FateReport:
         return self.fate is not Fate.UNKNOWN
 
     @property
+    def message(self) -> str:
+        if self.route == "moving-consensus" and self.fate is Fate.CONSENSUS:
+            return ("certified: every pairwise distance |x_i - x_j| tends to 0 (consensus); the common point is "
+                    "not claimed to be fixed (it may keep moving), so no limit x* is reported")
+        return self.fate.message
+
+    @property
     def verdict(self) -> Verdict:
         witness = {"fate": self.fate.value, "entry_time": None if self.entry_time is None else str(self.entry_time)}
         return holds("fate", self.reason, witness) if self.certified else unknown("fate", self.reason, witness)
@@ -54,18 +61,20 @@ class FateReport:
             "tokens": [list(x) for x in self.limit.tokens], "groups": [[i + 1 for i in g] for g in self.limit.groups],
             "groups_exact": self.limit.exact_groups, "text": self.limit.text}
         return {"name": self.name, "verdict": self.verdict.status.value, "fate": self.fate.value,
-                "message": self.fate.message, "reason": self.reason,
+                "message": self.message, "reason": self.reason,
                 "entry_time": None if self.entry_time is None else str(self.entry_time),
                 "entry_time_float": None if self.entry_time is None else float(self.entry_time),
                 "route": self.route, "limit": limit, "stats": dict(self.stats),
                 "certificate": None if self.certificate is None else self.certificate.to_json()}
 
     def render(self) -> str:
-        lines = [f"fate of {self.name}: {self.fate.value}", f"  {self.fate.message}"]
+        lines = [f"fate of {self.name}: {self.fate.value}", f"  {self.message}"]
         if self.entry_time is not None:
             lines.append(f"  entry time: t = {float(self.entry_time):.6g} (exact {self.entry_time}), route: {self.route}")
         if self.limit is not None:
             lines.append(f"  limit: {self.limit.text}")
+        elif self.route == "moving-consensus":
+            lines.append("  limit: none claimed (the common point may keep moving; only |x_i - x_j| -> 0 is certified)")
         lines.append(f"  reason: {self.reason}")
         shown = ", ".join(f"{k} = {v}" for k, v in self.stats.items() if k in ("steps", "wall_time_s", "t_max", "status"))
         if shown:

@@ -1,0 +1,236 @@
+"""Float proposals for :mod:`.moving` (NumPy / SciPy; outside the trust base: :func:`~.moving.check_moving` proves).
+
+With ``U_s = sum_h U^h`` and its eigenvalues sorted by real part, for every split after the ``k``
+rightmost ones (a real-part gap, no conjugate pair cut, the ``k``-th real part ``> 0``):
+
+* ``k = d`` (every real part ``> 0``): no region; ``G`` solves ``(U_s - m I)^T G + G (U_s - m I) = I``
+  (``m`` half the smallest real part), or ``G = I`` when ``sym(U_s)`` is positive definite;
+* ``k < d``: the block-diagonalising basis ``V`` (real Schur form, Sylvester), ``H_E``, ``H_F`` the
+  Lyapunov solutions of the two blocks shifted by ``sigma`` (the gap's middle), the cone
+  ``Q = V^{-T} diag(H_E, -s H_F) V^{-1}`` (``s`` narrows it around the dominant subspace ``E``),
+  ``gamma`` a fraction of ``min x^T Q x`` over unit ``x`` in ``E``, ``G = V^{-T} diag(G_E, c I) V^{-1}``.
+
+Then ``tau2`` maximises the generalised eigenvalue that gives ``mu``, ``tau1`` the margin of step (c),
+and ``Dmax`` is 0.9 of the largest diameter both steps allow.  Everything is rounded to dyadic
+rationals and every candidate goes through :func:`~.moving.check_moving`; a failure costs a fate,
+never soundness.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .moving import Causal, Moving, Region, check_moving
+from .problem import FateProblem
+
+BITS = 36
+MAX_CANDIDATES = 6
+
+
+def _down(x: float, bits: int = BITS) -> Fraction:
+    return Fraction(math.floor(x * 2**bits), 2**bits)
+
+
+def _up(x: float, bits: int = BITS) -> Fraction:
+    return Fraction(math.ceil(x * 2**bits), 2**bits)
+
+
+def _mat(A: np.ndarray) -> tuple[tuple[Fraction, ...], ...]:
+    """Symmetric dyadic rounding of ``A`` scaled to unit max entry."""
+    A = (A + A.T) / 2
+    return tuple(tuple(Fraction(round(v * 2**BITS), 2**BITS) for v in row) for row in A / np.max(np.abs(A)))
+
+
+def _norm_up(A) -> Fraction:
+    return _up(float(np.linalg.norm(np.asarray(A, dtype=float), 2)) * (1 + 1e-9) + 2.0**-30)
+
+
+def _f(M) -> np.ndarray:
+    return np.array(M, dtype=float)
+
+
+def _best(fun, grid):
+    vals = [(fun(t), t) for t in grid]
+    return max(vals)
+
+
+def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
+    """``mu``, ``tau2``, ``tau1`` and ``Dmax`` for one ``(G, Q, gamma)``, checked exactly (None if refused)."""
+    from scipy.linalg import eigh
+
+    U = _f(problem.U_sum())
+    Gf = _f(G)
+    w = np.linalg.eigvalsh(Gf)
+    if w[0] <= 0:
+        return None
+    g_lo, g_hi = _down(w[0] * (1 - 1e-7)), _up(w[-1] * (1 + 1e-7))
+    S = (Gf @ U + U.T @ Gf) / 2
+    nU = float(sum(unorm))
+    nUP = float(sum(u * p for u, p in zip(unorm, pnorm)))
+    beta = float(problem.beta)
+    if region is None:
+        mu_f, tau2, DM = float(eigh(S, Gf, eigvals_only=True)[0]), 0.0, math.inf
+    else:
+        Q, gamma = _f(region[0]), float(region[1])
+        QmG = Q - gamma * np.eye(len(U))
+        scale = np.linalg.norm(S, 2) / max(np.linalg.norm(QmG, 2), 1e-12)
+        mu_f, tau2 = _best(lambda t: float(eigh(S - t * QmG, Gf, eigvals_only=True)[0]),
+                           [0.0] + list(scale * np.geomspace(1e-3, 10, 40)))
+        M0 = Q @ U + U.T @ Q - gamma * (U + U.T)
+        sc = np.linalg.norm(M0, 2) / max(np.linalg.norm(QmG, 2), 1e-12)
+        m_f, tau1 = _best(lambda t: float(np.linalg.eigvalsh(M0 + t * QmG)[0]), list(sc * np.linspace(-10, 10, 81)))
+        qnorm = _norm_up(Q)
+        if m_f <= 0:
+            return None
+        DM = math.inf if problem.mask == "causal" else m_f / (2 * float(qnorm) * nU)
+    if mu_f <= 0:
+        return None
+    mu = _down(0.98 * mu_f)
+    reg = None if region is None else Region(region[0], region[1], _down(tau1, 24), qnorm)
+    if problem.mask == "causal":
+        causal = _causal(problem, float(mu), unorm, pnorm)
+        if causal is None:
+            return None
+        m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), causal[0], reg, causal[1])
+        return m if check_moving(problem, m).ok else None
+    a = nU * (1 + 2 * float(g_hi) / float(g_lo))
+    roots = [r.real for r in np.roots([beta / 4 * nUP, beta / 2 * nUP, a, -2 * float(mu)]) if abs(r.imag) < 1e-12 and r.real > 0]
+    if not roots:
+        return None
+    Dmax = _down(0.9 * min(min(roots), DM, 2.0), 24)
+    if Dmax <= 0:
+        return None
+    m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), Dmax, reg)
+    return m if check_moving(problem, m).ok else None
+
+
+def _causal(problem: FateProblem, mu: float, unorm, pnorm):
+    """``(Dmax, Causal)`` for step (d'): ``Dmax`` and ``eta`` from grids, the weights ``c_l`` by the backward
+    recursion ``c_l (base_l - kappa) = sum_{k > l} c_k alpha_k / eta`` (``c_N = 1``), the smallest ``c_2 / c_N`` kept."""
+    N, beta = problem.N, float(problem.beta)
+    lam = [_up(float(np.linalg.eigvalsh((_f(U) + _f(U).T) / 2)[-1]) + 2.0**-30) for _, U in problem.heads]
+    Us = _f(problem.U_sum())
+    lam_s = _up(float(np.linalg.eigvalsh((Us + Us.T) / 2)[-1]) + 2.0**-30)
+    u, p = [float(v) for v in unorm], [float(v) for v in pnorm]
+    nU = sum(u)
+    best = None
+    for Dmax in (1e-2, 3e-3, 1e-3, 3e-4):
+        if any(2 * beta * ph * Dmax >= 0.5 for ph in p):
+            continue
+        abar = [[1 / (max(k, 1) * (1 - 2 * beta * ph * Dmax)) for ph in p] for k in range(N + 1)]
+        alpha = [sum(uh * a for uh, a in zip(u, abar[k])) for k in range(N + 1)]
+        y = [2 * beta * ph * Dmax for ph in p]
+        Lam = [min(sum(max(float(lh), 0.0) * a for lh, a in zip(lam, abar[k])),
+                   (float(lam_s) + sum(uh * yh / (1 - yh) for uh, yh in zip(u, y))) / max(k, 1)) for k in range(N + 1)]
+        for eta in (0.02, 0.05, 0.1, 0.2, 0.5):
+            base = {l: 2 * mu - 2 * Lam[l] - 2 * nU * Dmax - (l - 2) * eta * alpha[l] for l in range(2, N + 1)}
+            if min(base.values()) <= 0:
+                continue
+            kap = 0.5 * min(base.values())
+            c = {N: 1.0}
+            for l in range(N - 1, 1, -1):
+                c[l] = max(sum(c[k] * alpha[k] for k in range(l + 1, N + 1)) / (eta * (base[l] - kap)), 1.0)
+            score = (max(c.values()), -Dmax)
+            if best is None or score < best[0]:
+                best = (score, Dmax, eta, c)
+    if best is None:
+        return None
+    _, Dmax, eta, c = best
+    top = max(c.values())
+    cq = tuple(_up(c[k] / top * (1 + 1e-9), 40) for k in range(2, N + 1))
+    return _down(Dmax, 30), Causal(cq, _down(eta, 30), tuple(lam), lam_s)
+
+
+def _splits(ev: np.ndarray) -> list[int]:
+    """``k`` such that the ``k`` rightmost eigenvalues are separated from the rest and have real part > 0."""
+    re = ev.real
+    out = []
+    for k in range(1, len(ev) + 1):
+        if re[k - 1] <= 1e-9:
+            break
+        if k == len(ev) or (re[k - 1] - re[k] > 1e-6 * max(1.0, abs(re[0]))):
+            out.append(k)
+    return out
+
+
+def _block_basis(U: np.ndarray, sigma: float, k: int):
+    """``V`` with ``V^{-1} U V = diag(T11, T22)`` (``T11``: the ``k`` eigenvalues right of ``sigma``)."""
+    from scipy.linalg import schur, solve_sylvester
+
+    T, Z, sdim = schur(U, output="real", sort=lambda re, im: re > sigma)
+    if sdim != k:
+        return None
+    T11, T12, T22 = T[:k, :k], T[:k, k:], T[k:, k:]
+    Y = solve_sylvester(T11, -T22, -T12)
+    d = len(U)
+    B = np.eye(d)
+    B[:k, k:] = Y
+    return Z @ B, T11, T22
+
+
+def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
+    """Checked candidates (best ``Dmax`` first), or ``([], why)``."""
+    from scipy.linalg import solve_continuous_lyapunov as lyap
+
+    if problem.mask == "causal" and problem.N < 2:
+        return [], "one token"
+    U = _f(problem.U_sum())
+    d = problem.d
+    unorm = [_norm_up(Uh) for _, Uh in problem.heads]
+    pnorm = [_norm_up(P) for P, _ in problem.heads]
+    ev = np.linalg.eigvals(U)
+    ev = ev[np.argsort(-ev.real)]
+    found: list[Moving] = []
+    for k in _splits(ev):
+        if k == d:
+            tries = []
+            if np.linalg.eigvalsh((U + U.T) / 2)[0] > 0:
+                tries.append(np.eye(d))
+            A = U - 0.5 * ev.real.min() * np.eye(d)
+            tries.append(lyap(A.T, np.eye(d)))
+            for G in tries:
+                c = _candidate(problem, _mat(G), None, unorm, pnorm)
+                if c is not None:
+                    found.append(c)
+            continue
+        sigma = (ev.real[k - 1] + max(ev.real[k], 0.0)) / 2
+        basis = _block_basis(U, sigma, k)
+        if basis is None:
+            continue
+        V, T11, T22 = basis
+        Vi = np.linalg.inv(V)
+        HE = lyap((T11 - sigma * np.eye(k)).T, np.eye(k))
+        HF = lyap((T22 - sigma * np.eye(d - k)).T, -np.eye(d - k))
+        GE = lyap((T11 - 0.5 * ev.real[k - 1] * np.eye(k)).T, np.eye(k))
+        for s in (1.0, 8.0, 64.0):
+            Qb = np.zeros((d, d))
+            Qb[:k, :k], Qb[k:, k:] = HE, -s * HF
+            Q = _mat(Vi.T @ Qb @ Vi)
+            Qf = _f(Q)
+            VE = V[:, :k]
+            Qe, Ne = VE.T @ Qf @ VE, VE.T @ VE
+            from scipy.linalg import eigh
+
+            gE = float(eigh(Qe, Ne, eigvals_only=True)[0])
+            if gE <= 0:
+                continue
+            for theta in (0.3, 0.6):
+                gamma = _down(theta * gE)
+                for c in (1.0, 0.1):
+                    Gb = np.zeros((d, d))
+                    Gb[:k, :k], Gb[k:, k:] = GE / np.max(np.abs(GE)), c * np.eye(d - k)
+                    cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (Q, gamma), unorm, pnorm)
+                    if cand is not None:
+                        found.append(cand)
+    if not found:
+        extra = " and mu above about half of lambda_max(sym U^h) (causal, step d')" if problem.mask == "causal" else ""
+        return [], ("no moving-consensus certificate (no rightmost eigenvalues of U_s with real part > 0 "
+                    f"and a region on which x^T G U_s x >= mu x^T G x was proved{extra})")
+    found.sort(key=lambda m: -float(m.Dmax) * float(m.g_lo / m.g_hi) * (
+        1.0 if m.causal is None else math.sqrt(float(min(m.causal.c) / max(m.causal.c)))))
+    return found[:MAX_CANDIDATES], f"{len(found)} candidate(s)"
+
+
+__all__ = ["propose_moving"]
