@@ -101,7 +101,7 @@ def rates_figure(early: Mapping[str, Measurement], late: Mapping[str, Measuremen
         ax.set_xticklabels(names, rotation=25, ha="right", fontsize=7)
         ax.set_xlabel("cell <P>-<U>-<mask>", fontsize=8)
         ax.set_ylabel("fitted rate of E_pair (1/t)")
-        ax.set_title(title + "; median, 10-90% of runs", fontsize=9)
+        ax.set_title(title + "\nmedian, 10-90% of runs", fontsize=9)
         ax.grid(True, alpha=0.3)
     return fig
 
