@@ -15,7 +15,7 @@ from theorems.errors import InvalidInput
 
 MAX_DIGITS = 400
 """Most digits in the numerator or the denominator of one stored rational."""
-_RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
+_RATIONAL = re.compile(r"-?[0-9]+(/[0-9]+)?", re.ASCII)
 
 
 def json_object(value: Any, field: str, keys: set[str], optional: Iterable[str] = ()) -> Mapping[str, Any]:
@@ -40,7 +40,7 @@ def json_int(value: Any, field: str, lo: int, hi: int) -> int:
 
 def json_rational(value: Any, field: str) -> Fraction:
     """A rational written as a string (``"-3/7"``), at most :data:`MAX_DIGITS` digits per part."""
-    if not isinstance(value, str) or not _RATIONAL.match(value):
+    if not isinstance(value, str) or not _RATIONAL.fullmatch(value):
         raise InvalidInput(field, "a rational number as a string such as \"-3/7\" (never a float)", value)
     if any(len(part.lstrip("-")) > MAX_DIGITS for part in value.split("/")):
         raise InvalidInput(field, f"a rational with at most {MAX_DIGITS} digits in numerator and denominator",

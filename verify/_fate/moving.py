@@ -132,6 +132,22 @@ class MovingCheck:
     kappa: Fraction | None = None
 
 
+def _all_exact(m: Moving) -> bool:
+    """Every scalar and matrix entry of ``m`` (and of its region and causal data) is a ``Fraction``."""
+    def flat(*items):
+        for x in items:
+            if isinstance(x, (tuple, list)):
+                yield from flat(*x)
+            else:
+                yield x
+    parts = [m.G, m.g_lo, m.g_hi, m.mu, m.tau2, m.unorm, m.pnorm, m.Dmax]
+    if m.region is not None:
+        parts += [m.region.Q, m.region.gamma, m.region.tau1, m.region.qnorm]
+    if m.causal is not None:
+        parts += [m.causal.c, m.causal.eta, m.causal.lam, m.causal.lam_s]
+    return all(type(x) is Fraction for x in flat(*parts))
+
+
 def _eye(d: int, c: Fraction = Fraction(1)) -> list[list[Fraction]]:
     return [[c if a == b else Fraction(0) for b in range(d)] for a in range(d)]
 
@@ -186,6 +202,8 @@ def check_moving(problem: FateProblem, m: Moving) -> MovingCheck:
     """Steps (a)-(d) of the module docstring (full mask) or (a)-(d') (causal mask), exact rationals only."""
     d, H, N = problem.d, len(problem.heads), problem.N
     causal = problem.mask == "causal"
+    if not _all_exact(m):
+        return MovingCheck(False, "every number of the data must be an exact rational (fractions.Fraction), no float")
     if causal != (m.causal is not None):
         return MovingCheck(False, "the causal data (c, eta, lam) are stored exactly for a causal-mask instance")
     if not (len(m.G) == d and all(len(r) == d for r in m.G) and len(m.unorm) == H and len(m.pnorm) == H):
