@@ -88,13 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(args) -> int:
-    """The API call of a parsed command line, with what only a terminal has (:func:`_terminal`)."""
+def run(args, **callbacks) -> int:
+    """The API call of a parsed command line, with what only a terminal has (:func:`_terminal`);
+    ``callbacks`` (``progress``, ``on_event``) replace the terminal's."""
     command = args.command_table
     if command.name == "reproduce" and args.device.startswith("cuda") and not args.no_llm:
         _check_gpu(args.device)
-    report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args),
-                                                                                   **_terminal(args, command))
+    extras = {**_terminal(args, command), **callbacks}
+    report = getattr(importlib.import_module(API[command.name]), command.function)(**command.values(args), **extras)
     if command.name in SAVED and getattr(args, "save", None):
         sys.stderr.write(f"saved {SAVED[command.name](report)} to {Path(args.save)}\n")
     if args.format == "json":
