@@ -39,6 +39,16 @@ def random_problem(seed: int, nonsymmetric: bool = False, max_N: int = 8, max_d:
     return FateProblem(Fraction(rng.choice([1, 2, 4]), 2), mask, heads, toks, True, f"random-{seed}")
 
 
+def instance_json(problem: FateProblem) -> dict:
+    """``problem`` as the instance JSON ``verify.fate`` reads (exact rationals as strings; the tokens are
+    the problem's rational directions, rescaled to the sphere by ``normalize_tokens``)."""
+    def m(M):
+        return [[str(v) for v in row] for row in M]
+
+    return {"d": problem.d, "beta": str(problem.beta), "mask": problem.mask, "normalize_tokens": True,
+            "heads": [{"P": m(P), "U": m(U)} for P, U in problem.heads], "tokens": m(problem.tokens)}
+
+
 def oracle(problem: FateProblem, t_end: float, digits: int = 50) -> np.ndarray:
     """Tokens at ``t_end`` from the 50-digit Taylor integrator (float64 copy of the result)."""
     import sympy

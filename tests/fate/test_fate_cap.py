@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from fate_cases import limit_points, oracle, random_problem
+from fate_cases import instance_json, limit_points, oracle, random_problem
 
 from verify._fate import Fate, FateCertificate, FateProblem, certify_fate
 from verify._fate.cap import Cap, check_cap
@@ -128,13 +128,7 @@ def test_projective_certificate_for_a_non_dominant_eigenvalue_is_rejected(seed):
 def test_cli_instance_with_normalize_tokens_takes_the_projective_route():
     import verify
 
-    p = random_problem(59, nonsymmetric=True)
-
-    def m(M):
-        return [[str(v) for v in row] for row in M]
-
-    report = verify.fate(instance={"d": p.d, "beta": str(p.beta), "mask": p.mask, "normalize_tokens": True,
-                                   "heads": [{"P": m(P), "U": m(U)} for P, U in p.heads], "tokens": m(p.tokens)})
+    report = verify.fate(instance=instance_json(random_problem(59, nonsymmetric=True)))
     payload = report.to_json()
     import jsonschema
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import pytest
 
-from fate_cases import diameter, oracle, random_problem
+from fate_cases import diameter, instance_json, oracle, random_problem
 from verify.certificate_kinds import certificate_from_json
 from verify._fate import Fate, certify_fate
 from verify._fate.moving import Moving, check_moving, kappa
@@ -173,13 +173,7 @@ def test_the_public_call_reports_the_route_in_its_published_schema():
     import verify
     from verify.report import schema_path
 
-    p = random_problem(SEED, nonsymmetric=True)
-
-    def m(M):
-        return [[str(v) for v in row] for row in M]
-
-    report = verify.fate(instance={"d": p.d, "beta": str(p.beta), "mask": p.mask, "normalize_tokens": True,
-                                   "heads": [{"P": m(P), "U": m(U)} for P, U in p.heads], "tokens": m(p.tokens)})
+    report = verify.fate(instance=instance_json(random_problem(SEED, nonsymmetric=True)))
     payload = report.to_json()
     jsonschema.validate(payload, json.loads(schema_path("fate").read_text()))
     assert payload["fate"] == "consensus" and payload["route"] == "moving-consensus" and payload["limit"] is None
