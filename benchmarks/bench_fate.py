@@ -6,7 +6,9 @@ For each seed: the certified fate, its wall time, and (when certified) the disag
 the certified limit and an independent 50-digit simulation run to 10x the entry time (and at least to
 ``--oracle-floor``, default t = 60: an entry at t = 0 is otherwise compared far from the limit); a
 ``moving-consensus`` fate has no fixed limit and claims only ``|x_i - x_j| -> 0``: its disagreement is
-the oracle's diameter at that time.  ``--seeds`` replaces ``--start``/``--count`` by a list.  One JSON
+the oracle's diameter at that time, and the oracle's diameter must also stay below the lemma's certified
+bound ``c Dmax e^{-kappa (t - T)/2}`` at six times from ``T`` to the end (``oracle_bound_ratio <= 1``,
+:func:`tests.fate.fate_cases.moving_bound_ratio`).  ``--seeds`` replaces ``--start``/``--count`` by a list.  One JSON
 line per instance on stdout (or appended to ``--out``), then a summary line.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tests.fate.fate_cases import disagreement, random_problem  # noqa: E402
+from tests.fate.fate_cases import disagreement, moving_bound_ratio, random_problem  # noqa: E402
 from verify._fate import certify_fate  # noqa: E402
 
 AGREE = 1e-3
@@ -53,10 +55,12 @@ def main(argv=None) -> int:
             t1 = time.perf_counter()
             row["oracle_t"] = max(10.0 * max(float(r.entry_time), 1.0), args.oracle_floor)
             row["oracle_disagreement"] = disagreement(r, 10.0, args.oracle_digits, args.oracle_floor)
-            row["oracle_s"] = round(time.perf_counter() - t1, 2)
             row["agrees"] = row["oracle_disagreement"] <= AGREE
             if r.limit is None:
                 row["oracle_measure"] = "diameter"
+                row["oracle_bound_ratio"] = moving_bound_ratio(r, 10.0, args.oracle_digits, args.oracle_floor)
+                row["agrees"] = row["agrees"] and row["oracle_bound_ratio"] <= 1.0
+            row["oracle_s"] = round(time.perf_counter() - t1, 2)
         rows.append(row)
         print(json.dumps(row), file=out, flush=True)
     cert = [r for r in rows if r["fate"] != "unknown"]

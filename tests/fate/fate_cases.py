@@ -51,6 +51,12 @@ def instance_json(problem: FateProblem) -> dict:
 
 def oracle(problem: FateProblem, t_end: float, digits: int = 50) -> np.ndarray:
     """Tokens at ``t_end`` from the 50-digit Taylor integrator (float64 copy of the result)."""
+    return oracle_path(problem, [float(t_end)], digits)[-1]
+
+
+def oracle_path(problem: FateProblem, times, digits: int = 50) -> list[np.ndarray]:
+    """Tokens at each of the increasing ``times`` (the last is the run's end) from one run of the
+    50-digit Taylor integrator (float64 copies)."""
     import sympy
 
     from numerics.taylor import TaylorMP
@@ -66,8 +72,31 @@ def oracle(problem: FateProblem, t_end: float, digits: int = 50) -> np.ndarray:
     system = simple_system([[[q(v) for v in r] for r in P] for P, _ in problem.heads],
                            [[[q(v) for v in r] for r in U] for _, U in problem.heads], toks,
                            beta=q(problem.beta), mask=problem.mask)
-    run = TaylorMP(digits=digits, check=False).integrate(system, float(t_end), samples=2)
-    return np.asarray(run.final[0], dtype=float)
+    times = [float(t) for t in times]
+    grid = times if times[0] == 0.0 else [0.0] + times
+    run = TaylorMP(digits=digits, check=False).integrate(system, times[-1], t_eval=grid)
+    states = np.asarray(run.states, dtype=float)[len(grid) - len(times):, 0]
+    return [states[k] for k in range(len(times))]
+
+
+def moving_bound_ratio(report, factor: float = 10.0, digits: int = 50, floor: float = 0.0,
+                       points: int = 6) -> float:
+    """For a ``moving-consensus`` fate: ``max_t D_oracle(t) / bound(t)`` over ``points`` times from the
+    entry time ``T`` to ``max(factor T, floor)`` (geometric in ``t - T + 1``), where ``bound(t) = c Dmax
+    e^{-kappa (t - T)/2}`` is the lemma's certified diameter bound (``c = 1`` full mask; causal: the lemma
+    bounds each ``|x_k - x_1|``, so ``c = 2``).  A ratio ``<= 1`` means the 50-digit trajectory obeys the
+    certified rate at every checked time, not only its limit."""
+    from verify._fate.moving import kappa
+
+    cert = report.certificate
+    T = float(cert.entry)
+    t_end = max(factor * max(T, 1.0), floor)
+    times = [T - 1.0 + (t_end - T + 1.0) ** (k / (points - 1)) for k in range(points)]
+    rate = float(kappa(cert.problem, cert.moving))
+    c = 2.0 if cert.problem.mask == "causal" else 1.0
+    ratios = [diameter(X) / (c * float(cert.moving.Dmax) * np.exp(-rate * (t - T) / 2))
+              for t, X in zip(times, oracle_path(cert.problem, times, digits))]
+    return float(max(ratios))
 
 
 def limit_points(report) -> np.ndarray:
@@ -95,4 +124,5 @@ def disagreement(report, factor: float = 10.0, digits: int = 50, floor: float = 
     return float(np.max(np.linalg.norm(X - limit_points(report), axis=1)))
 
 
-__all__ = ["diameter", "disagreement", "eye", "limit_points", "oracle", "random_problem"]
+__all__ = ["diameter", "disagreement", "eye", "limit_points", "moving_bound_ratio", "oracle", "oracle_path",
+           "random_problem"]
