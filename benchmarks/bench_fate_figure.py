@@ -92,7 +92,7 @@ def figure(rows: list[dict], title: str):
         sel = [r for r in pts if (r.get("oracle_measure") == "diameter") == moving]
         c.scatter([max(r["entry"], 1e-3) for r in sel], [max(r["oracle_disagreement"], 1e-16) for r in sel], s=12,
                   marker=marker, c=["#2ca02c" if r["fate"] == "consensus" else "#1f77b4" for r in sel], label=label)
-    c.legend(fontsize=7, loc="center right")
+    c.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 0.1))
     c.axhline(1e-3, color="r", lw=0.6, ls="--")
     c.set_xscale("log")
     c.set_yscale("log")

@@ -162,7 +162,7 @@ def test_tampered_causal_certificate_is_rejected(causal_golden, name):
     assert not cert.recheck().holds, name
 
 
-@pytest.mark.parametrize("seed", [17, 18])  # causal consensus in float, but mu <= about lambda_max(sym U)/2: refused
+@pytest.mark.parametrize("seed", [17, 76])  # causal consensus in float, but (d') fails for every p and both self bounds
 def test_causal_without_the_diagonal_margin_is_refused(seed):
     assert propose_moving(random_problem(seed, nonsymmetric=True))[0] == []
 

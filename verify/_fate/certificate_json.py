@@ -27,7 +27,7 @@ ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-con
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
         "projective", "moving"}
 _MOVING = {"G", "g_lo", "g_hi", "mu", "tau2", "unorm", "pnorm", "Dmax", "region", "causal"}
-_CAUSAL = {"c", "eta", "lam", "lam_s"}
+_CAUSAL = {"c", "eta", "lam", "lam_s", "p", "q_lo", "tau3", "ell"}  # p, q_lo, tau3, ell optional (older certificates)
 _REGION = {"Q", "gamma", "tau1", "qnorm"}
 _INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
 _BASIN = {"kind", "charts", "mid", "krad", "R", "S", "r", "precision_bits"}
@@ -64,8 +64,19 @@ def _moving_json(m: Moving) -> dict[str, Any]:
             "unorm": [str(v) for v in m.unorm], "pnorm": [str(v) for v in m.pnorm], "Dmax": str(m.Dmax),
             "region": None if r is None else {"Q": _mat(r.Q), "gamma": str(r.gamma), "tau1": str(r.tau1),
                                               "qnorm": str(r.qnorm)},
-            "causal": None if m.causal is None else {"c": [str(v) for v in m.causal.c], "eta": str(m.causal.eta),
-                                                     "lam": [str(v) for v in m.causal.lam], "lam_s": str(m.causal.lam_s)}}
+            "causal": None if m.causal is None else _causal_json(m.causal)}
+
+
+def _causal_json(c: Causal) -> dict[str, Any]:
+    out: dict[str, Any] = {"c": [str(v) for v in c.c], "eta": str(c.eta), "lam": [str(v) for v in c.lam],
+                           "lam_s": str(c.lam_s)}
+    if c.p:
+        out["p"] = [str(v) for v in c.p]
+    if c.q_lo is not None:
+        out["q_lo"], out["tau3"] = str(c.q_lo), str(c.tau3)
+    if c.ell is not None:
+        out["ell"] = [str(v) for v in c.ell]
+    return out
 
 
 def _moving(value: Any, problem: FateProblem) -> Moving:
@@ -73,10 +84,16 @@ def _moving(value: Any, problem: FateProblem) -> Moving:
     d, H = problem.d, len(problem.heads)
     region = causal = None
     if obj.get("causal") is not None:
-        co = _obj(obj["causal"], "certificate.moving.causal", _CAUSAL)
+        co = _obj(obj["causal"], "certificate.moving.causal", _CAUSAL, {"p", "q_lo", "tau3", "ell"})
+        if ("q_lo" in co) != ("tau3" in co):
+            raise InvalidInput("certificate.moving.causal", "q_lo and tau3 together", sorted(set(co) & {"q_lo", "tau3"}))
         causal = Causal(_vec(co["c"], "certificate.moving.causal.c", problem.N - 1),
                         _q(co["eta"], "certificate.moving.causal.eta"), _vec(co["lam"], "certificate.moving.causal.lam", H),
-                        _q(co["lam_s"], "certificate.moving.causal.lam_s"))
+                        _q(co["lam_s"], "certificate.moving.causal.lam_s"),
+                        _vec(co["p"], "certificate.moving.causal.p", problem.N - 1) if "p" in co else (),
+                        _q(co["q_lo"], "certificate.moving.causal.q_lo") if "q_lo" in co else None,
+                        _q(co["tau3"], "certificate.moving.causal.tau3") if "tau3" in co else Fraction(0),
+                        _vec(co["ell"], "certificate.moving.causal.ell", H) if "ell" in co else None)
     if obj.get("region") is not None:
         ro = _obj(obj["region"], "certificate.moving.region", _REGION)
         region = Region(_matrix(ro["Q"], "certificate.moving.region.Q", d, d), _q(ro["gamma"], "certificate.moving.region.gamma"),

@@ -46,32 +46,9 @@ boundary of ``R`` moves inward: both hold a little longer, a contradiction (if `
 coincides, and the full mask's permutation symmetry keeps them together).  So ``D^+ F <= -kappa F``
 for all ``t >= T``, ``F(t) <= F_T e^{-kappa (t - T)}`` and ``D^2 <= g_hi F``.  QED.
 
-**Causal mask** (:class:`Causal`: weights ``c_k > 0``, ``k = 2..N``, ``eta > 0``, ``lam_h``, ``lam_s``).  Row ``k``
-sees tokens ``l <= k``, so rows differ by order ``1`` in their supports and the pairwise argument fails;
-instead token 1 leads: ``a_11 = 1``, ``x_1' = Proj(U_s x_1)`` exactly.  With ``e_k = x_k - x_1``,
-``W = x_1^T G x_1`` and ``V = sum_{k>=2} c_k |e_k|^2 / W``, exact checks (a), (b), (c) with the
-``Dmax`` term of ``M`` dropped (token 1 has no perturbation), ``lam_h I - sym(U^h)`` and ``lam_s I - sym(U_s)``
-PSD, and
-
-(d') ``2 beta p_h Dmax < 1``, ``abar_k^h = 1 / (k (1 - 2 beta p_h Dmax))``, ``alpha_k = sum_h u_h abar_k^h``,
-     ``Lam_k = min(sum_h abar_k^h max(lam_h, 0), lam_s / k + sum_h u_h y_h / ((1 - y_h) k))``
-     (``y_h = 2 beta p_h Dmax``), and for every ``l = 2..N``
-     ``kappa_l = 2 mu - 2 Lam_l - 2 nU Dmax - (l - 2) eta alpha_l - (sum_{k > l} c_k alpha_k) / (eta c_l) > 0``;
-     ``kappa = min_l kappa_l``;
-
-and the entry condition ``x_1`` in ``R``, ``g_hi sum_k c_k |e_k|^2 < min(c) Dmax^2 W`` at ``T``, give
-``V(t) <= V(T) e^{-kappa (t - T)}``: every ``|x_k - x_1| -> 0``.  *Proof.* ``R`` is invariant for
-``x_1`` by (c).  While ``V <= V_T = min(c) Dmax^2 / g_hi``: ``|e_l|^2 <= g_hi V / c_l <= Dmax^2``; the
-logits of row ``k`` spread by at most ``beta p_h 2 Dmax`` so ``a^h_kl <= e^{2 beta p_h Dmax} / k <= abar_k^h``
-(``e^y <= 1/(1 - y)``).  As in (2), ``(|e_k|^2 / W)' = (2 <e_k, v_k - v_1> + (q(x_1) - <x_k, v_k>) |e_k|^2
-- 2 r(x_1) |e_k|^2) / W`` with ``r(x_1) = x_1^T G U_s x_1 / W >= mu``; ``v_k - v_1 = sum_h U^h sum_{l<=k} a^h_kl e_l``;
-``sum_h a^h_kk <e_k, U^h e_k> <= Lam_k |e_k|^2``: either bound each head by ``abar_k^h max(lam_h, 0)``, or write
-``a^h_kk = 1/k + (a^h_kk - 1/k)`` with ``|a^h_kk - 1/k| <= y_h / ((1 - y_h) k)`` (``a^h_kk`` lies between
-``e^{-y_h}/k`` and ``e^{y_h}/k``); for ``2 <= l < k`` Young's inequality
-``2 |e_k| |e_l| <= eta |e_k|^2 + |e_l|^2 / eta``; ``|q(x_1) - <x_k, v_k>| <= |e_k| nU + nU Dmax <= 2 nU Dmax``.
-Collecting the coefficient of each ``|e_l|^2``: ``V' <= -sum_l c_l kappa_l |e_l|^2 / W <= -kappa V``.  The
-supremum argument of (4) (``V`` is ``C^1``) ends the proof.  QED.  (d') needs ``mu > Lam_2``, about half of
-``lambda_max(sym U_s)`` near consensus: the diagonal attention weight of token 2 is about ``1/2``.
+**Causal mask**: :mod:`.moving_causal` states and proves its lemma (token 1 leads; ``V = sum_k c_k
+|x_k - x_1|^2 / W^{p_k}``, steps (e) and (d')); :func:`check_moving` runs (a)-(c) there too, with the ``Dmax`` term
+of ``M`` dropped (token 1 has no perturbation).
 """
 from __future__ import annotations
 
@@ -85,6 +62,7 @@ from flint import arb
 from verify._sos.exact_psd import check_psd
 from verify.equilibrium.krawczyk import rational_ball
 
+from .moving_causal import Causal, causal_checks, causal_kappa, causal_numbers
 from .problem import FateProblem, Matrix
 
 
@@ -95,18 +73,6 @@ class Region:
     gamma: Fraction
     tau1: Fraction
     qnorm: Fraction
-
-
-@final
-@dataclass(frozen=True)
-class Causal:
-    """Causal mask: weights ``c_k`` (``k = 2..N``), Young's ``eta``, ``lam_h >= lambda_max(sym U^h)``,
-    ``lam_s >= lambda_max(sym U_s)``."""
-
-    c: tuple[Fraction, ...]
-    eta: Fraction
-    lam: tuple[Fraction, ...]
-    lam_s: Fraction
 
 
 @final
@@ -144,7 +110,7 @@ def _all_exact(m: Moving) -> bool:
     if m.region is not None:
         parts += [m.region.Q, m.region.gamma, m.region.tau1, m.region.qnorm]
     if m.causal is not None:
-        parts += [m.causal.c, m.causal.eta, m.causal.lam, m.causal.lam_s]
+        parts += causal_numbers(m.causal)
     return all(type(x) is Fraction for x in flat(*parts))
 
 
@@ -171,6 +137,11 @@ def _psd(M, definite: bool = False) -> bool:
     return out.ok and (not definite or out.rank == len(M))
 
 
+def _sym_minus(A, s: Fraction) -> list[list[Fraction]]:
+    """``sym(A) - s I``."""
+    return _lin((Fraction(1, 2), A), (Fraction(1, 2), _tr(A)), (Fraction(-1), _eye(len(A), s)))
+
+
 def norm_bound_ok(A: Sequence[Sequence[Fraction]], s: Fraction) -> bool:
     """``s >= ||A||_2`` exactly: ``s >= 0`` and ``s^2 I - A^T A`` PSD."""
     return s >= 0 and _psd(_lin((Fraction(1), _eye(len(A), s * s)), (Fraction(-1), _mul(_tr(A), A))))
@@ -184,18 +155,7 @@ def kappa(problem: FateProblem, m: Moving) -> Fraction:
     if m.causal is None:
         nUP = sum((u * p for u, p in zip(m.unorm, m.pnorm)), Fraction(0))
         return 2 * m.mu - D * nU * (1 + 2 * m.g_hi / m.g_lo) - b / 2 * nUP * D ** 2 - b / 4 * nUP * D ** 3
-    c, eta, N = m.causal.c, m.causal.eta, problem.N
-    if len(c) != N - 1 or min(c) <= 0 or eta <= 0 or any(2 * b * p * D >= 1 for p in m.pnorm):
-        return Fraction(-1)
-    abar = [[1 / (max(k, 1) * (1 - 2 * b * p * D)) for p in m.pnorm] for k in range(N + 1)]  # abar[k][h], used for k >= 2
-    alpha = [sum((u * a for u, a in zip(m.unorm, abar[k])), Fraction(0)) for k in range(N + 1)]
-    y = [2 * b * p * D for p in m.pnorm]
-    Lam = [min(sum((max(lam, Fraction(0)) * a for lam, a in zip(m.causal.lam, abar[k])), Fraction(0)),
-               (m.causal.lam_s + sum((u * yh / (1 - yh) for u, yh in zip(m.unorm, y)), Fraction(0))) / max(k, 1))
-           for k in range(N + 1)]
-    w = {k: c[k - 2] for k in range(2, N + 1)}
-    return min(2 * m.mu - 2 * Lam[l] - 2 * nU * D - (l - 2) * eta * alpha[l]
-               - sum((w[k] * alpha[k] for k in range(l + 1, N + 1)), Fraction(0)) / (eta * w[l]) for l in range(2, N + 1))
+    return causal_kappa(problem, m.mu, m.unorm, m.pnorm, D, m.causal, m.g_lo, m.g_hi)
 
 
 def check_moving(problem: FateProblem, m: Moving) -> MovingCheck:
@@ -204,7 +164,7 @@ def check_moving(problem: FateProblem, m: Moving) -> MovingCheck:
     causal = problem.mask == "causal"
     if not _all_exact(m):
         return MovingCheck(False, "every number of the data must be an exact rational (fractions.Fraction), no float")
-    if causal != (m.causal is not None):
+    if causal != (m.causal is not None) or (m.causal is not None and type(m.causal) is not Causal):
         return MovingCheck(False, "the causal data (c, eta, lam) are stored exactly for a causal-mask instance")
     if not (len(m.G) == d and all(len(r) == d for r in m.G) and len(m.unorm) == H and len(m.pnorm) == H):
         return MovingCheck(False, f"malformed data (G {d}x{d}, {H} norm bounds for U and for P)")
@@ -251,6 +211,12 @@ def check_moving(problem: FateProblem, m: Moving) -> MovingCheck:
             return MovingCheck(False, "the region x^T Q x >= gamma is not proved forward invariant (step c)")
     if not _psd(_lin(*terms)):
         return MovingCheck(False, "x^T G U_s x >= mu x^T G x is not proved on the region (step b)")
+    if causal:
+        why = causal_checks(problem, m.causal, m.region is not None, _psd, _sym_minus,
+                            None if m.region is None else _lin((Fraction(1), [list(r) for r in m.region.Q]),
+                                                               (Fraction(-1), _eye(d, m.region.gamma))))
+        if why is not None:
+            return MovingCheck(False, why)
     k = kappa(problem, m)
     if not k > 0:
         return MovingCheck(False, f"the diameter bound Dmax = {float(m.Dmax):.3g} is too large: kappa = {float(k):.3g} <= 0")
@@ -276,7 +242,13 @@ def moving_entered(m: Moving, X: Sequence[Sequence[arb]]) -> bool:
             return False
         total = sum((rational_ball(c) * sum(((a - b) ** 2 for a, b in zip(x, x1)), arb(0))
                      for c, x in zip(m.causal.c, X[1:])), arb(0))
-        return bool(g_hi * total < rational_ball(min(m.causal.c)) * D2 * _quad(m.G, x1))
+        P = m.causal.exponents()
+        if all(p == 1 for p in P):
+            return bool(g_hi * total < rational_ball(min(m.causal.c)) * D2 * _quad(m.G, x1))
+        W = _quad(m.G, x1)  # V(T) < min_l c_l Dmax^2 / g_hi^{p_l}; a ball W with nonpositive points gives nan: False
+        V = sum((rational_ball(c) * sum(((a - b) ** 2 for a, b in zip(x, x1)), arb(0)) / W ** rational_ball(p)
+                 for c, p, x in zip(m.causal.c, P, X[1:])), arb(0))
+        return all(bool(V < rational_ball(c) * D2 / g_hi ** rational_ball(p)) for c, p in zip(m.causal.c, P))
     if m.region is not None and not all(_quad(m.region.Q, x) > rational_ball(m.region.gamma) for x in X):
         return False
     for i, x in enumerate(X):

@@ -10,6 +10,11 @@ rightmost ones (a real-part gap, no conjugate pair cut, the ``k``-th real part `
   ``Q = V^{-T} diag(H_E, -s H_F) V^{-1}`` (``s`` narrows it around the dominant subspace ``E``),
   ``gamma`` a fraction of ``min x^T Q x`` over unit ``x`` in ``E``, ``G = V^{-T} diag(G_E, c I) V^{-1}``.
 
+Causal mask with a complex pair on top (token 1 rotates), also: ``G_E`` the metric in which that ``2 x 2`` block
+is normal (``x^T G T x = a x^T G x``, :func:`~.moving_causal_hints.normalizer`; ``d = 2``: ``G`` itself) and the
+narrow invariant cones ``Q = V^{-T} diag(G_E, -s H_F) V^{-1}``, ``gamma = 0``; the data of step (d') come from
+:mod:`.moving_causal_hints`.
+
 Then ``tau2`` maximises the generalised eigenvalue that gives ``mu``, ``tau1`` the margin of step (c),
 and ``Dmax`` is 0.9 of the largest diameter both steps allow.  Everything is rounded to dyadic
 rationals and every candidate goes through :func:`~.moving.check_moving`; a failure costs a fate,
@@ -22,7 +27,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .moving import Causal, Moving, Region, check_moving
+from .moving import Moving, Region, check_moving
+from .moving_causal_hints import causal_proposal, normalizer
 from .problem import FateProblem
 
 BITS = 36
@@ -90,7 +96,7 @@ def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
     mu = _down(0.98 * mu_f)
     reg = None if region is None else Region(region[0], region[1], _down(tau1, 24), qnorm)
     if problem.mask == "causal":
-        causal = _causal(problem, float(mu), unorm, pnorm)
+        causal = causal_proposal(problem, float(mu), unorm, pnorm, region, float(g_lo), float(g_hi))
         if causal is None:
             return None
         m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), causal[0], reg, causal[1])
@@ -104,43 +110,6 @@ def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
         return None
     m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), Dmax, reg)
     return m if check_moving(problem, m).ok else None
-
-
-def _causal(problem: FateProblem, mu: float, unorm, pnorm):
-    """``(Dmax, Causal)`` for step (d'): ``Dmax`` and ``eta`` from grids, the weights ``c_l`` by the backward
-    recursion ``c_l (base_l - kappa) = sum_{k > l} c_k alpha_k / eta`` (``c_N = 1``), the smallest ``c_2 / c_N`` kept."""
-    N, beta = problem.N, float(problem.beta)
-    lam = [_up(float(np.linalg.eigvalsh((_f(U) + _f(U).T) / 2)[-1]) + 2.0**-30) for _, U in problem.heads]
-    Us = _f(problem.U_sum())
-    lam_s = _up(float(np.linalg.eigvalsh((Us + Us.T) / 2)[-1]) + 2.0**-30)
-    u, p = [float(v) for v in unorm], [float(v) for v in pnorm]
-    nU = sum(u)
-    best = None
-    for Dmax in (1e-2, 3e-3, 1e-3, 3e-4):
-        if any(2 * beta * ph * Dmax >= 0.5 for ph in p):
-            continue
-        abar = [[1 / (max(k, 1) * (1 - 2 * beta * ph * Dmax)) for ph in p] for k in range(N + 1)]
-        alpha = [sum(uh * a for uh, a in zip(u, abar[k])) for k in range(N + 1)]
-        y = [2 * beta * ph * Dmax for ph in p]
-        Lam = [min(sum(max(float(lh), 0.0) * a for lh, a in zip(lam, abar[k])),
-                   (float(lam_s) + sum(uh * yh / (1 - yh) for uh, yh in zip(u, y))) / max(k, 1)) for k in range(N + 1)]
-        for eta in (0.02, 0.05, 0.1, 0.2, 0.5):
-            base = {l: 2 * mu - 2 * Lam[l] - 2 * nU * Dmax - (l - 2) * eta * alpha[l] for l in range(2, N + 1)}
-            if min(base.values()) <= 0:
-                continue
-            kap = 0.5 * min(base.values())
-            c = {N: 1.0}
-            for l in range(N - 1, 1, -1):
-                c[l] = max(sum(c[k] * alpha[k] for k in range(l + 1, N + 1)) / (eta * (base[l] - kap)), 1.0)
-            score = (max(c.values()), -Dmax)
-            if best is None or score < best[0]:
-                best = (score, Dmax, eta, c)
-    if best is None:
-        return None
-    _, Dmax, eta, c = best
-    top = max(c.values())
-    cq = tuple(_up(c[k] / top * (1 + 1e-9), 40) for k in range(2, N + 1))
-    return _down(Dmax, 30), Causal(cq, _down(eta, 30), tuple(lam), lam_s)
 
 
 def _splits(ev: np.ndarray) -> list[int]:
@@ -188,6 +157,8 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
             tries = []
             if np.linalg.eigvalsh((U + U.T) / 2)[0] > 0:
                 tries.append(np.eye(d))
+            if d == 2 and normalizer(U) is not None:
+                tries.append(normalizer(U))
             A = U - 0.5 * ev.real.min() * np.eye(d)
             tries.append(lyap(A.T, np.eye(d)))
             for G in tries:
@@ -203,7 +174,9 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
         Vi = np.linalg.inv(V)
         HE = lyap((T11 - sigma * np.eye(k)).T, np.eye(k))
         HF = lyap((T22 - sigma * np.eye(d - k)).T, -np.eye(d - k))
-        GE = lyap((T11 - 0.5 * ev.real[k - 1] * np.eye(k)).T, np.eye(k))
+        GEs = [lyap((T11 - 0.5 * ev.real[k - 1] * np.eye(k)).T, np.eye(k))]
+        if k == 2 and problem.mask == "causal" and normalizer(T11) is not None:
+            GEs.append(normalizer(T11))
         for s in (1.0, 8.0, 64.0):
             Qb = np.zeros((d, d))
             Qb[:k, :k], Qb[k:, k:] = HE, -s * HF
@@ -218,14 +191,26 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
                 continue
             for theta in (0.3, 0.6):
                 gamma = _down(theta * gE)
+                for GE in GEs:
+                    for c in (1.0, 0.1):
+                        Gb = np.zeros((d, d))
+                        Gb[:k, :k], Gb[k:, k:] = GE / np.max(np.abs(GE)), c * np.eye(d - k)
+                        cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (Q, gamma), unorm, pnorm)
+                        if cand is not None:
+                            found.append(cand)
+        if len(GEs) == 2:  # causal, rotating x_1: narrow invariant cones {|z_E|_{G_E}^2 >= s |z_F|_{H_F}^2} (gamma = 0)
+            for s in (1e2, 1e4):
+                Qb = np.zeros((d, d))
+                Qb[:k, :k], Qb[k:, k:] = GEs[1] / np.max(np.abs(GEs[1])), -s * HF / np.max(np.abs(HF))
                 for c in (1.0, 0.1):
                     Gb = np.zeros((d, d))
-                    Gb[:k, :k], Gb[k:, k:] = GE / np.max(np.abs(GE)), c * np.eye(d - k)
-                    cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (Q, gamma), unorm, pnorm)
+                    Gb[:k, :k], Gb[k:, k:] = GEs[1] / np.max(np.abs(GEs[1])), c * np.eye(d - k)
+                    cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (_mat(Vi.T @ Qb @ Vi), Fraction(0)), unorm, pnorm)
                     if cand is not None:
                         found.append(cand)
     if not found:
-        extra = " and mu above about half of lambda_max(sym U^h) (causal, step d')" if problem.mask == "causal" else ""
+        extra = (" and, causal, step (d'): p mu above the self-attention bound of token 2, about half of lambda_max(sym U_s)"
+                 " or of the tangent trace of sym U_s" if problem.mask == "causal" else "")
         return [], ("no moving-consensus certificate (no rightmost eigenvalues of U_s with real part > 0 "
                     f"and a region on which x^T G U_s x >= mu x^T G x was proved{extra})")
     found.sort(key=lambda m: -float(m.Dmax) * float(m.g_lo / m.g_hi) * (
