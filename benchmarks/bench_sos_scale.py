@@ -24,7 +24,15 @@ parity class per column (``p`` is even in every variable), which term sparsity s
 for it a third contender, ``dense`` (``term_sparsity=False``: the first-order search on the one
 dense block), shows what the split saves.
 
-    python benchmarks/bench_sos_scale.py [--sizes 56,84,136,165,330] [--sym] [--psd]
+``--theorem``: the theorem family instead (:mod:`sos_theorem_family`: the 4.4-sym first-token
+inequality, 7 variables, degree 8, Gram 330, whose Gram matrices are all singular): contenders
+``thm-plain`` (no zeros, no split), ``thm-zeros`` (the facial reduction by 25 exact zeros,
+:mod:`verify._sos.facial_zeros`, no split), ``thm-split`` (zeros and the default term sparsity,
+which finds nothing to split: the sphere multiplier reaches every pair of the block) and
+``thm-rotated`` (zeros, rotated coordinates: no sign symmetry; at degree 6, Gram 120, and 8).
+The ``gram`` field of these rows is the degree.
+
+    python benchmarks/bench_sos_scale.py [--sizes 56,84,136,165,330] [--sym] [--psd] [--theorem]
                                          [--timeout 600] [--mem-limit-gb 10] [--format text|json]
 
 ``--psd``: the exact PSD decision on one rounded Gram block per size, side by side: the
@@ -86,11 +94,22 @@ def child(size: int, sym: bool, contender: str, out: str, mem_limit_gb: float) -
     from verify._sos.options import SOSOptions
     from verify._sos.prove import prove_exact
 
-    p, names = planted(size, sym)
+    eqs, zeros = (), None
+    if contender.startswith("thm-"):  # the theorem family (sos_theorem_family.py): size is the degree
+        from sos_theorem_family import sym44
+
+        p, sphere, zeros, names = sym44(7, rotated="rotated" in contender)
+        eqs = (sphere,)
+    else:
+        p, names = planted(size, sym)
     options = {"new": SOSOptions(refute=False), "dense": SOSOptions(refute=False, term_sparsity=False),
-               "peer": SOSOptions(refute=False, first_order=False, term_sparsity=False)}[contender]
+               "peer": SOSOptions(refute=False, first_order=False, term_sparsity=False),
+               "thm-plain": SOSOptions(degree=size, refute=False, term_sparsity=False),
+               "thm-zeros": SOSOptions(degree=size, refute=False, term_sparsity=False, zeros=zeros),
+               "thm-split": SOSOptions(degree=size, refute=False, zeros=zeros),
+               "thm-rotated": SOSOptions(degree=size, refute=False, zeros=zeros)}[contender]
     start = time.perf_counter()
-    result = prove_exact(p, names, options=options)
+    result = prove_exact(p, names, (), eqs, options=options)
     wall = time.perf_counter() - start
     s = result.stats
     cert = result.certificate
@@ -175,6 +194,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="56,84,136,165,330")
     parser.add_argument("--sym", action="store_true", help="also the parity-structured family (term sparsity)")
+    parser.add_argument("--theorem", action="store_true",
+                        help="only the theorem family (4.4-sym first token, 7 variables, degree 8: Gram 330; JSON)")
     parser.add_argument("--psd", action="store_true", help="also the exact PSD decisions side by side")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per child")
     parser.add_argument("--peer-max-entries", type=float, default=1.0e8,
@@ -192,6 +213,12 @@ def main(argv=None) -> int:
     if any(s not in LADDER for s in sizes):
         parser.error(f"--sizes: from {sorted(LADDER)}")
     rows = []
+    if args.theorem:
+        for degree, who in ((8, "thm-plain"), (8, "thm-zeros"), (8, "thm-split"), (6, "thm-rotated"),
+                            (8, "thm-rotated")):
+            rows.append(run_child(degree, False, who, args.timeout, args.mem_limit_gb))
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return 0
     cases = [(s, False) for s in sizes] + ([(s, True) for s in sizes if s >= 165] if args.sym else [])
     for index, (size, sym) in enumerate(cases):
         order = ("new", "peer") if index % 2 == 0 else ("peer", "new")
@@ -245,4 +272,5 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     raise SystemExit(main())

@@ -2,7 +2,8 @@
 
 Differential: on random definite, indefinite, singular and nearly singular rational matrices, every
 decision of :func:`decide_psd` equals :func:`verify._sos.exact_psd.check_psd`'s, and the fast
-witnesses actually decide the well-conditioned cases (so a broken witness cannot hide behind the
+witnesses (the singular ones by the exact-kernel witness, verify._sos.psd_kernel) actually decide the
+well-conditioned cases (so a broken witness cannot hide behind the
 reference fallback).  Adversarial: matrices with one tiny negative eigenvalue that a float
 Cholesky factorisation accepts are never declared PSD.
 """
@@ -38,7 +39,7 @@ def _random(kind: str, n: int, seed: int) -> list[list[F]]:
 
 
 @pytest.mark.parametrize("kind, method", [("definite", "congruence"), ("indefinite", "negative vector"),
-                                          ("singular", "LDL^T")])
+                                          ("singular", "kernel congruence")])
 @pytest.mark.parametrize("n", [CONGRUENCE_FROM, 45])
 def test_decisions_equal_the_reference(kind, method, n):
     for seed in range(3):

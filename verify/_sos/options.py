@@ -7,6 +7,7 @@ option is refused before any work (:class:`~theorems.errors.InvalidInput` naming
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence, final
 
 from theorems.errors import InvalidInput
@@ -33,7 +34,10 @@ class SOSOptions:
     tried smallest first; ``label``: a name stored in the certificate; ``first_order``: start large
     programs with the SCS margin solve (:data:`verify._sos.engine.FIRST_ORDER_FROM`);
     ``term_sparsity``: split large Gram blocks by term sparsity (:mod:`verify._sos.sparsity`, exact).
-    Neither changes what is proved, only how the search finds it."""
+    ``zeros``: known exact zeros of ``p`` in the set, a list of rational points (checked exactly,
+    then every Gram block is restricted to the face they force: :mod:`verify._sos.facial_zeros`),
+    or ``"auto"`` (when the plain search fails, zeros on the grid ``{-1, 0, 1}^n`` are tried), or
+    None (off).  None of these changes what is proved, only how the search finds it."""
 
     degree: int | None = None
     products: bool | int = False
@@ -43,6 +47,7 @@ class SOSOptions:
     label: str = ""
     first_order: bool = True
     term_sparsity: bool = True
+    zeros: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "solver", normalize_solver(self.solver))
@@ -61,6 +66,7 @@ class SOSOptions:
         for name in ("first_order", "term_sparsity"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, "a bool", getattr(self, name))
+        object.__setattr__(self, "zeros", _zeros(self.zeros))
         if not isinstance(self.label, str):
             raise InvalidInput("label", "a string", self.label)
 
@@ -68,7 +74,33 @@ class SOSOptions:
         """The options as recorded in a result's provenance (with the degree actually used)."""
         return {"degree": degree, "products": self.products, "solver": self.solver, "refute": self.refute,
                 "denominators": list(self.denominators), "first_order": self.first_order,
-                "term_sparsity": self.term_sparsity}
+                "term_sparsity": self.term_sparsity} | ({} if self.zeros is None else {"zeros": _zeros_json(self.zeros)})
+
+
+def _zeros(value: Any) -> Any:
+    if value is None or value == "auto":
+        return value
+    why = 'None, "auto" or a list of points, each a list of exact rationals (int, Fraction or "p/q")'
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise InvalidInput("zeros", why, value)
+    points = []
+    for point in value:
+        if isinstance(point, (str, bytes)) or not isinstance(point, Sequence):
+            raise InvalidInput("zeros", why, value)
+        coords = []
+        for x in point:
+            if isinstance(x, (bool, float)):
+                raise InvalidInput("zeros", why, value)
+            try:
+                coords.append(Fraction(x))
+            except (TypeError, ValueError, ZeroDivisionError):
+                raise InvalidInput("zeros", why, value) from None
+        points.append(tuple(coords))
+    return tuple(points)
+
+
+def _zeros_json(zeros: Any) -> Any:
+    return zeros if zeros == "auto" else [[str(x) for x in point] for point in zeros]
 
 
 __all__ = ["SOLVERS", "SOSOptions", "normalize_solver"]

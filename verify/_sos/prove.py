@@ -153,7 +153,7 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
                 eqs: Sequence[poly.Poly] = (), options: SOSOptions = SOSOptions()) -> SOSResult:
     """:func:`prove_nonnegative` on already exact polynomials (``verify._sos.poly`` dicts)."""
     n = len(variables)
-    solver, refute, denominators, label = options.solver, options.refute, options.denominators, options.label
+    solver, refute, label = options.solver, options.refute, options.label
     products = options.products
     degree = options.degree if options.degree is not None else default_degree(p, ineqs, eqs)
     if degree < max(poly.degree(p), 0):
@@ -183,12 +183,15 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
         cert = draft
         return SOSResult(holds(NAME, "the polynomial is identically zero", {"claim": claim}), cert,
                          SearchStats(solver=solver), refute_s, options_json)
-    from .engine import search  # lazily: the engine imports CVXPY and the solvers (cold start)
+    def build(p, ineqs, eqs):  # the program of (p, ineqs, eqs) at this degree, split by term sparsity
+        program = build_program(p, n, ineqs, eqs, degree, products)
+        if options.term_sparsity and max([0] + [len(b.basis) for b in program.blocks]) >= TERM_SPARSITY_FROM:
+            program = split_blocks(program)
+        return program
 
-    program = build_program(p, n, ineqs, eqs, degree, products)
-    if options.term_sparsity and max([0] + [len(b.basis) for b in program.blocks]) >= TERM_SPARSITY_FROM:
-        program = split_blocks(program)
-    outcome = search(program, solver, denominators, options.first_order)
+    from .facial_zeros import search_with_zeros  # lazily: the engine imports CVXPY and the solvers
+
+    outcome, zeros_used = search_with_zeros(build, p, n, ineqs, eqs, options)
     if outcome.point is None:
         late = _late_witness(p, n, ineqs, eqs, refute)
         if late[0] is not None:
@@ -207,7 +210,8 @@ def prove_exact(p: poly.Poly, variables: tuple[str, ...], ineqs: Sequence[poly.P
         return SOSResult(unknown(NAME, f"the rounded certificate failed its exact re-check: {verdict.reason}",
                                  {"claim": claim}), None, stats, refute_s + late[1], options_json)
     shipped.note_searched(draft, cert)
-    used = _used_note(cert, ineqs, eqs)
+    used = _used_note(cert, ineqs, eqs) + (f"; Gram blocks restricted by {zeros_used} exact zeros of p "
+                                           f"(facial reduction)" if zeros_used else "")
     return SOSResult(holds(NAME, f"exact SOS certificate (degree {degree}, denominator "
                                  f"{outcome.point.denominator}): {verdict.reason}{used}",
                            {"claim": claim, "certified_claim": cert.claim, "degree": degree}),
@@ -264,7 +268,7 @@ def _add_rounding(stats: SearchStats, seconds: float) -> SearchStats:
 def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None, products: bool | int = False,
                       solver: str = "CLARABEL", refute: bool = True,
                       denominators: Sequence[int] = DEFAULT_DENOMINATORS, label: str = "",
-                      first_order: bool = True, term_sparsity: bool = True) -> SOSResult:
+                      first_order: bool = True, term_sparsity: bool = True, zeros=None) -> SOSResult:
     """Prove ``p >= 0`` on ``{g >= 0 for g in ineqs, h == 0 for h in eqs}`` with an exact certificate.
 
     ``p``, ``ineqs``, ``eqs``: SymPy expressions/Polys (or strings, parsed safely) with rational
@@ -273,7 +277,7 @@ def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None,
     degree rounded up to even).  ``products``: add products of constraints (``True`` all, or an
     int = most factors).  ``solver``: ``"CLARABEL"`` (default) or ``"SCS"``.  ``refute``: first
     look for a rational counterexample (exact check).  ``first_order`` / ``term_sparsity``: see
-    :class:`SOSOptions` (search strategy only).  Raises :class:`InvalidInput` for malformed
+    :class:`SOSOptions` (search strategy only), as is ``zeros``.  Raises :class:`InvalidInput` for malformed
     input; an inconclusive search is a result (``unknown``), not an exception.
     """
     symbols = resolve_symbols(variables)
@@ -281,5 +285,6 @@ def prove_nonnegative(p, variables, ineqs=(), eqs=(), degree: int | None = None,
     exact_p = to_exact(p, symbols, "p")
     exact_g = to_exact_all(ineqs, symbols, "ineqs")
     exact_h = to_exact_all(eqs, symbols, "eqs")
-    options = SOSOptions(degree, products, solver, refute, tuple(denominators), label, first_order, term_sparsity)
+    options = SOSOptions(degree, products, solver, refute, tuple(denominators), label, first_order, term_sparsity,
+                         zeros)
     return prove_exact(exact_p, names, exact_g, exact_h, options)

@@ -16,8 +16,9 @@ triangular, positive integer diagonal) and the exact product are checked.
 **Not PSD.**  An integer vector ``v`` with ``v^T N v < 0`` exactly (``v`` a rounded eigenvector of
 the most negative float eigenvalue) proves that ``Q`` has a negative eigenvalue.
 
-Either witness decides the block exactly; when neither applies (a singular PSD block, a block too
-ill-conditioned for the float hint) :func:`decide_psd` runs the reference elimination.  Blocks
+Either witness decides the block exactly; a singular PSD block is then tried with its exact kernel
+(:mod:`verify._sos.psd_kernel`), and when nothing applies (a block too ill-conditioned for the
+float hint) :func:`decide_psd` runs the reference elimination.  Blocks
 below :data:`CONGRUENCE_FROM` always go to the reference (so small certificates, including every
 golden one, are re-checked exactly as before).  This module is part of the re-check's trust base:
 exact integer arithmetic in python-flint (``fmpz_mat`` products), the standard library, and NumPy
@@ -162,6 +163,11 @@ def decide_psd(matrix: Sequence[Sequence[Fraction]]) -> PSDWitness:
             floats = np.array([[float(x) for x in row] for row in matrix])
             with one_blas_thread():
                 witness = _definite(matrix, floats) or _negative(matrix, floats)
+            if witness is None:
+                from .psd_kernel import kernel_witness  # a singular PSD block: exact kernel + congruence
+
+                reason = kernel_witness(matrix, congruence_definite)
+                witness = PSDWitness(True, "kernel congruence", reason) if reason is not None else None
             if witness is not None:
                 return witness
     check = check_psd(matrix)
