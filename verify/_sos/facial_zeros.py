@@ -31,7 +31,7 @@ from typing import Sequence, final
 
 from . import poly
 from .certificate import FrozenPoly, thaw
-from .program import GramBlock, GramProgram, LinearSystem
+from .program import GramBlock, GramProgram, LinearSystem, finish_system
 from .rounding import ExactPoint
 
 Point = tuple[Fraction, ...]
@@ -138,25 +138,7 @@ class ReducedProgram:
                         entries[r] = entries.get(r, Fraction(0)) + c * factor
                     columns.append(tuple(sorted((r, c) for r, c in entries.items() if c)))
                     weights.append(factor)
-        for param in self.params:
-            entries = {}
-            for identity, contribution in param.contributions:
-                for m, c in contribution:
-                    r = rows.setdefault((identity, m), len(rows))
-                    entries[r] = entries.get(r, Fraction(0)) + c
-            columns.append(tuple(sorted((r, c) for r, c in entries.items() if c)))
-            weights.append(1)
-        for identity, target in enumerate(self.targets):
-            for m, _ in target:
-                rows.setdefault((identity, m), len(rows))
-        rhs = [Fraction(0)] * len(rows)
-        for identity, target in enumerate(self.targets):
-            for m, c in target:
-                rhs[rows[(identity, m)]] = c
-        keys = [None] * len(rows)
-        for key, r in rows.items():
-            keys[r] = key
-        return LinearSystem(tuple(keys), tuple(columns), tuple(rhs), tuple(weights))
+        return finish_system(rows, columns, weights, self.params, self.targets)
 
 
 def reduce_program(program: GramProgram, points: Sequence[Point]) -> ReducedProgram | None:

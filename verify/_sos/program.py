@@ -55,6 +55,31 @@ class LinearSystem:
     weights: tuple[int, ...]
 
 
+def finish_system(rows: dict, columns: list, weights: list, params, targets) -> LinearSystem:
+    """The linear system from the Gram columns already built into ``rows``/``columns``/``weights``:
+    one column per free parameter, a row for every target monomial, the right-hand side and the row
+    keys in row order.  Shared by :meth:`GramProgram.system` and the facially reduced program."""
+    for param in params:
+        entries: dict[int, Fraction] = {}
+        for identity, contribution in param.contributions:
+            for m, c in contribution:
+                r = rows.setdefault((identity, m), len(rows))
+                entries[r] = entries.get(r, Fraction(0)) + c
+        columns.append(tuple(sorted((r, c) for r, c in entries.items() if c)))
+        weights.append(1)
+    for identity, target in enumerate(targets):
+        for m, _ in target:
+            rows.setdefault((identity, m), len(rows))
+    rhs = [Fraction(0)] * len(rows)
+    for identity, target in enumerate(targets):
+        for m, c in target:
+            rhs[rows[(identity, m)]] = c
+    keys = [None] * len(rows)
+    for key, r in rows.items():
+        keys[r] = key
+    return LinearSystem(tuple(keys), tuple(columns), tuple(rhs), tuple(weights))
+
+
 @final
 @dataclass(frozen=True)
 class GramProgram:
@@ -98,25 +123,7 @@ class GramProgram:
                     entries = tuple((row(block.identity, poly.mono_mul(base, m)), c * factor) for m, c in sorted(weight.items()))
                     columns.append(entries)
                     weights.append(factor)
-        for param in self.params:
-            entries: dict[int, Fraction] = {}
-            for identity, contribution in param.contributions:
-                for m, c in contribution:
-                    r = row(identity, m)
-                    entries[r] = entries.get(r, Fraction(0)) + c
-            columns.append(tuple(sorted((r, c) for r, c in entries.items() if c)))
-            weights.append(1)
-        for identity, target in enumerate(self.targets):
-            for m, _ in target:
-                row(identity, m)
-        rhs = [Fraction(0)] * len(rows)
-        for identity, target in enumerate(self.targets):
-            for m, c in target:
-                rhs[rows[(identity, m)]] = c
-        keys = [None] * len(rows)
-        for key, r in rows.items():
-            keys[r] = key
-        return LinearSystem(tuple(keys), tuple(columns), tuple(rhs), tuple(weights))
+        return finish_system(rows, columns, weights, self.params, self.targets)
 
     def unmatched_rows(self, system: LinearSystem) -> list[tuple[int, poly.Monomial]]:
         """Rows with a nonzero right-hand side that no unknown can reach (the program is infeasible)."""
