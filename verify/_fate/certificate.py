@@ -9,8 +9,9 @@ uses no solver and no float on a path to "holds":
 1. the route's hypotheses on the data, exactly (``U^h = I`` and the mask for ``hemisphere`` / ``cap``;
    for ``basin`` every step of :func:`~.basin.check_basin`, and for ``non-consensus`` two tokens of
    the certified equilibrium proved distinct in arb);
-2. the validated enclosure (:func:`~.flow.run_until`, arb balls) from the stored tokens enters the
-   route's set at some time ``<= T``.
+2. the validated enclosure (:func:`~.flow.run_until`, arb balls; the certificate names its settings,
+   ``default`` or ``tight``, :data:`~.flow.ENCLOSURES`) from the stored tokens enters the route's set
+   at some time ``<= T``.
 
 A tampered number either breaks a step (rejected) or leaves a claim that is still proved (a later
 ``T``, a smaller level ``r``).  Not guaranteed: that another machine repeats the float proposals of
@@ -29,7 +30,7 @@ from theorems.verdict import Verdict, fails, holds
 from .basin import Basin, check_basin, entered
 from .cap import Cap, cap_entered, check_cap
 from .certificate_json import FATES, KIND, ROUTES, fields_from_json, to_json  # noqa: F401  (FATES, KIND, ROUTES re-exported)
-from .flow import OPTIONS, FlowRun, run_until
+from .flow import ENCLOSURES, OPTIONS, FlowRun, run_until
 from .limits import (ball_text, cap_test, distinct, first_token, hemisphere_limit, hemisphere_test,
                      narrow_hemisphere_test)
 from .moving import Moving, check_moving, moving_entered
@@ -64,6 +65,8 @@ class FateCertificate:
     cap: Cap | None = None
     projective: Projective | None = None
     moving: Moving | None = None
+    enclosure: str = "default"
+    """The enclosure the re-check runs (a name in :data:`~.flow.ENCLOSURES`; older certificates: ``default``)."""
 
     @property
     def claim(self) -> str:
@@ -88,6 +91,8 @@ class FateCertificate:
             return f"fate must be one of {FATES} and route one of {ROUTES}"
         if not 0 <= self.entry <= MAX_ENTRY:
             return f"the entry time must lie in [0, {MAX_ENTRY}]"
+        if not isinstance(self.enclosure, str) or self.enclosure not in ENCLOSURES:
+            return f"the enclosure must be one of {tuple(ENCLOSURES)}"
         if (self.route == "projective") != (self.projective is not None):
             return "the projective route stores its data (and only that route does)"
         if (self.route == "moving-consensus") != (self.moving is not None):
@@ -122,6 +127,10 @@ class FateCertificate:
             return "a consensus fate needs a consensus basin, a non-consensus fate an equilibrium basin"
         return ""
 
+    def _enclose(self, test) -> FlowRun:
+        """The named enclosure from the stored tokens, until ``test`` holds or ``T``."""
+        return run_until(self.problem.field, self.problem.initial, self.entry, test, ENCLOSURES[self.enclosure])
+
     def recheck(self) -> Verdict:
         """Re-derive the fate from the stored data (balls and rationals only)."""
         name = "fate_certificate"
@@ -133,7 +142,7 @@ class FateCertificate:
             mc = check_moving(p, self.moving)
             if not mc.ok:
                 return fails(name, f"moving consensus: {mc.reason}")
-            run = run_until(p.field, p.initial, self.entry, lambda X: moving_entered(self.moving, X))
+            run = self._enclose(lambda X: moving_entered(self.moving, X))
             if not run.entered:
                 return fails(name, _no_entry(run, f"the diameter bound Dmax = {self.moving.Dmax}"))
             return holds(name, f"{mc.reason}; the entry condition holds at t = {run.time}; no limit point is claimed",
@@ -142,7 +151,7 @@ class FateCertificate:
             pc = check_projective(p, self.projective)
             if not pc.ok:
                 return fails(name, f"projective: {pc.reason}")
-            run = run_until(p.field, p.initial, self.entry, lambda X: half_space(self.projective, pc.w, X))
+            run = self._enclose(lambda X: half_space(self.projective, pc.w, X))
             if not run.entered:
                 return fails(name, _no_entry(run, "the half-space sign <w, x> > 0"))
             limit = cap_limit((pc.limit,) * p.N)
@@ -152,7 +161,7 @@ class FateCertificate:
             check = check_cap(p, self.cap)
             if not check.ok:
                 return fails(name, f"cap: {check.reason}")
-            run = run_until(p.field, p.initial, self.entry, lambda X: cap_entered(self.cap, X))
+            run = self._enclose(lambda X: cap_entered(self.cap, X))
             if not run.entered:
                 return fails(name, _no_entry(run, "the cap ||Phi (y - y*)|| < eps"))
             limit = cap_limit(check.limit)
@@ -165,20 +174,20 @@ class FateCertificate:
             limit = basin_limit(p, self.basin, check.limit)
             if self.fate == "non-consensus" and len(limit.groups) < 2:
                 return fails(name, "no two tokens of the equilibrium are proved distinct: not a non-consensus fate")
-            run = run_until(p.field, p.initial, self.entry, lambda X: entered(self.basin, X))
+            run = self._enclose(lambda X: entered(self.basin, X))
             if not run.entered:
                 return fails(name, _no_entry(run, "the basin {V < r}"))
             return holds(name, f"{check.reason}; the enclosure is in {{V < r}} at t = {run.time}; limit: {limit.text}",
                          {"entry": str(run.time), "decay": str(check.decay), "steps": run.steps})
         if self.route == "hemisphere":
-            run = run_until(p.field, p.initial, self.entry, narrow_hemisphere_test(self.z, OPTIONS.prec))
+            run = self._enclose(narrow_hemisphere_test(self.z, OPTIONS.prec))
             if not run.entered:  # the limit stays wide, the fate is the same
-                run = run_until(p.field, p.initial, self.entry, hemisphere_test(self.z))
+                run = self._enclose(hemisphere_test(self.z))
             if not run.entered:
                 return fails(name, _no_entry(run, f"the open hemisphere of z = {[str(v) for v in self.z]}"))
             limit = hemisphere_route_limit(self.z, run, OPTIONS.prec)
         else:
-            run = run_until(p.field, p.initial, self.entry, cap_test(p))
+            run = self._enclose(cap_test(p))
             if not run.entered:
                 return fails(name, _no_entry(run, "the open cap around x_1"))
             limit = cap_route_limit(p, OPTIONS.prec)

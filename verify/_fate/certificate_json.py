@@ -25,7 +25,9 @@ KIND = "fate"
 FATES = ("consensus", "non-consensus")
 ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-consensus")
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
-        "projective", "moving"}
+        "projective", "moving", "enclosure"}
+ENCLOSURE_NAMES = ("default", "tight")
+"""The names of :data:`verify._fate.flow.ENCLOSURES` (``enclosure`` is optional: older certificates are ``default``)."""
 _MOVING = {"G", "g_lo", "g_hi", "mu", "tau2", "unorm", "pnorm", "Dmax", "region", "causal"}
 _CAUSAL = {"c", "eta", "lam", "lam_s", "p", "q_lo", "tau3", "ell"}  # p, q_lo, tau3, ell optional (older certificates)
 _REGION = {"Q", "gamma", "tau1", "qnorm"}
@@ -55,6 +57,7 @@ def to_json(cert: Any) -> dict[str, Any]:
         **({} if cert.cap is None else {"cap": _cap_json(cert.cap)}),
         **({} if cert.projective is None else {"projective": _projective_json(cert.projective)}),
         **({} if cert.moving is None else {"moving": _moving_json(cert.moving)}),
+        **({} if cert.enclosure == "default" else {"enclosure": cert.enclosure}),
     }
 
 
@@ -196,7 +199,7 @@ def _cap(value: Any, problem: FateProblem) -> Cap:
 
 
 def fields_from_json(data: Mapping[str, Any]) -> tuple:
-    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective", "moving"})
+    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective", "moving", "enclosure"})
     if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
         raise InvalidInput("certificate", f"format {FORMAT!r}, kind {KIND!r}, version 1",
                            [top["format"], top["kind"], top["version"]])
@@ -213,8 +216,11 @@ def fields_from_json(data: Mapping[str, Any]) -> tuple:
     cap = None if top.get("cap") is None else _cap(top["cap"], problem)
     projective = None if top.get("projective") is None else _projective(top["projective"], problem)
     moving = None if top.get("moving") is None else _moving(top["moving"], problem)
+    enclosure = top.get("enclosure", "default")
+    if not isinstance(enclosure, str) or enclosure not in ENCLOSURE_NAMES:
+        raise InvalidInput("certificate.enclosure", f"one of {ENCLOSURE_NAMES}", enclosure)
     return (problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label, cap, projective,
-            moving)
+            moving, enclosure)
 
 
-__all__ = ["FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]
+__all__ = ["ENCLOSURE_NAMES", "FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]

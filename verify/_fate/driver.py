@@ -29,7 +29,7 @@ from .cap import cap_entered, check_cap
 from .cap_hints import propose_cap_near
 from .certificate import (MAX_ENTRY, FateCertificate, basin_limit, cap_limit, cap_route_limit,
                           hemisphere_route_limit)
-from .flow import OPTIONS, FlowRun, run_until
+from .flow import OPTIONS, FlowRun, run_tiered, run_until
 from .hints import propose_basin, simulate
 from .limits import cap_test, hemisphere_test, narrow_hemisphere_test, propose_z
 from .moving import check_moving, moving_entered
@@ -40,11 +40,12 @@ from .report import Fate, FateReport
 DEFAULT_T_MAX = Fraction(100)
 
 
-def _why(run: FlowRun, target: str, t_max: Fraction) -> str:
-    return {"t_max": f"no {target} reached by t_max = {t_max} (the enclosure stayed outside it)",
-            "width": f"the enclosure grew too wide (width {run.width:.3g} at t = {float(run.time):.4g}) before reaching {target}",
-            "step_too_small": f"the validated step became too small at t = {float(run.time):.4g}",
-            "max_steps": f"the step limit was reached at t = {float(run.time):.4g}"}.get(run.status, run.status)
+def _why(run: FlowRun, target: str, t_max: Fraction, enclosure: str = "default") -> str:
+    why = {"t_max": f"no {target} reached by t_max = {t_max} (the enclosure stayed outside it)",
+           "width": f"the enclosure grew too wide (width {run.width:.3g} at t = {float(run.time):.4g}) before reaching {target}",
+           "step_too_small": f"the validated step became too small at t = {float(run.time):.4g}",
+           "max_steps": f"the step limit was reached at t = {float(run.time):.4g}"}.get(run.status, run.status)
+    return why + (" (with the tight enclosure, after the default one grew too wide)" if enclosure == "tight" else "")
 
 
 def _tight_hemisphere(found: list):
@@ -113,14 +114,14 @@ def _moving(problem: FateProblem, t_max: Fraction, X, hint: dict, done) -> FateR
         hit.extend(c for c in candidates if not hit and moving_entered(c, E))
         return bool(hit)
 
-    run = run_until(problem.field, problem.initial, t_max, inside)
-    stats = {**hint, "steps": run.steps, "status": run.status}
+    run, enclosure = run_tiered(problem.field, problem.initial, t_max, inside)
+    stats = {**hint, "steps": run.steps, "status": run.status, "enclosure": enclosure}
     if not run.entered:
-        hint["moving"] = f"moving-consensus candidates proved, but {_why(run, 'their diameter bound', t_max)}"
+        hint["moving"] = f"moving-consensus candidates proved, but {_why(run, 'their diameter bound', t_max, enclosure)}"
         return None
     check = check_moving(problem, hit[0])
     cert = FateCertificate(problem, "consensus", "moving-consensus", run.time, None, None, f"{problem.name}: fate",
-                           moving=hit[0])
+                           moving=hit[0], enclosure=enclosure)
     reason = (f"the enclosure meets the moving-consensus entry bound at t = {float(run.time):.6g}: {check.reason}; "
               "every |x_i - x_j| -> 0, the common point is not proved to converge")
     return done(Fate.CONSENSUS, reason, entry_time=run.time, route="moving-consensus", limit=None, certificate=cert,
@@ -211,8 +212,8 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
             hit.append("basin")
         return bool(hit)
 
-    run = run_until(problem.field, problem.initial, t_max, inside)
-    stats = {**hint, "steps": run.steps, "status": run.status}
+    run, enclosure = run_tiered(problem.field, problem.initial, t_max, inside)
+    stats = {**hint, "steps": run.steps, "status": run.status, "enclosure": enclosure}
     if basin is not None:
         stats.update(basin_radius=str(basin.R[0]), basin_level=str(basin.r), decay=str(check.decay))
     if cap is not None:
@@ -220,10 +221,11 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
     if not run.entered:
         proved = "; ".join(c.reason for c in (cap_check, check) if c is not None)
         moving = _moving(problem, t_max, X, hint, done)
-        return moving or done(Fate.UNKNOWN, f"certified ({proved}), but {_why(run, 'certified region', t_max)}"
+        return moving or done(Fate.UNKNOWN, f"certified ({proved}), but {_why(run, 'certified region', t_max, enclosure)}"
                               + (f"; {hint['moving']}" if "moving" in hint else ""), stats={**stats, **hint})
     if hit[-1] == "contraction":
-        cert = FateCertificate(problem, "consensus", "contraction", run.time, None, None, f"{problem.name}: fate", cap)
+        cert = FateCertificate(problem, "consensus", "contraction", run.time, None, None, f"{problem.name}: fate", cap,
+                               enclosure=enclosure)
         reason = f"the enclosure is in the certified cap at t = {float(run.time):.6g}: {cap_check.reason}"
         return done(Fate.CONSENSUS, reason, entry_time=run.time, route="contraction", limit=cap_limit(cap_check.limit),
                     certificate=cert, stats=stats)
@@ -231,7 +233,8 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
     fate = Fate.CONSENSUS if basin.kind == "consensus" else Fate.NON_CONSENSUS
     if fate is Fate.NON_CONSENSUS and len(limit.groups) < 2:
         return done(Fate.UNKNOWN, "the equilibrium's tokens could not be proved distinct", stats=stats)
-    cert = FateCertificate(problem, fate.value, "basin", run.time, None, basin, f"{problem.name}: fate")
+    cert = FateCertificate(problem, fate.value, "basin", run.time, None, basin, f"{problem.name}: fate",
+                           enclosure=enclosure)
     reason = f"the enclosure is in the certified basin at t = {float(run.time):.6g}: {check.reason}"
     return done(fate, reason, entry_time=run.time, route="basin", limit=limit, certificate=cert, stats=stats)
 

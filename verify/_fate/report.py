@@ -76,7 +76,8 @@ class FateReport:
         elif self.route == "moving-consensus":
             lines.append("  limit: none claimed (the common point may keep moving; only |x_i - x_j| -> 0 is certified)")
         lines.append(f"  reason: {self.reason}")
-        shown = ", ".join(f"{k} = {v}" for k, v in self.stats.items() if k in ("steps", "wall_time_s", "t_max", "status"))
+        shown = ", ".join(f"{k} = {v}" for k, v in self.stats.items()
+                          if k in ("steps", "wall_time_s", "t_max", "status") or (k, v) == ("enclosure", "tight"))
         if shown:
             lines.append(f"  stats: {shown}")
         return "\n".join(lines)
