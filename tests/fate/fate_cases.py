@@ -126,3 +126,15 @@ def disagreement(report, factor: float = 10.0, digits: int = 50, floor: float = 
 
 __all__ = ["diameter", "disagreement", "eye", "limit_points", "moving_bound_ratio", "oracle", "oracle_path",
            "random_problem"]
+
+
+def refused(data) -> bool:
+    """The certificate JSON is refused as malformed, or its re-check does not hold."""
+    from theorems.errors import InvalidInput
+    from verify.certificate_kinds import certificate_from_json
+
+    try:
+        cert = certificate_from_json(data)
+    except InvalidInput:
+        return True
+    return not cert.recheck().holds

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from flint import arb, ctx
 
-from fate_cases import disagreement, random_problem
+from fate_cases import disagreement, random_problem, refused
 from theorems.errors import InvalidInput
 from verify.certificate_kinds import certificate_from_json
 from verify._fate import FateProblem, certify_fate
@@ -37,15 +37,6 @@ def _set(data, path, value):
     else:
         node[path[-1]] = value
     return out
-
-
-def _refused(data) -> bool:
-    """The JSON is refused as malformed, or its re-check does not hold."""
-    try:
-        cert = certificate_from_json(data)
-    except InvalidInput:
-        return True
-    return not cert.recheck().holds
 
 
 def _q(M):
@@ -98,7 +89,7 @@ OUT_OF_RANGE = ["0", "-1", "-1/3", "10000000000000000000000000000000000000"]
                                   ("entry",)], ids=lambda p: ".".join(map(str, p)))
 def test_out_of_range_numbers_are_rejected(golden, path):
     for value in OUT_OF_RANGE:
-        assert _refused(_set(golden, path, value)), (path, value)
+        assert refused(_set(golden, path, value)), (path, value)
 
 
 STRUCTURE = {
@@ -130,13 +121,13 @@ STRUCTURE = {
 @pytest.mark.parametrize("name", sorted(STRUCTURE))
 def test_structural_tampering_is_rejected(golden, name):
     path, value = STRUCTURE[name]
-    assert _refused(_set(golden, path, value)), name
+    assert refused(_set(golden, path, value)), name
 
 
 def test_heads_swapped_in_the_instance_only_are_rejected(golden):
     data = copy.deepcopy(golden)
     data["instance"]["heads"] = data["instance"]["heads"][::-1]  # the norm bounds no longer belong to their heads
-    assert _refused(data)
+    assert refused(data)
 
 
 def test_complement_region_is_rejected(golden):
@@ -145,7 +136,7 @@ def test_complement_region_is_rejected(golden):
     r = data["moving"]["region"]
     r["Q"] = [[str(-F(v)) for v in row] for row in r["Q"]]
     r["gamma"] = str(-F(r["gamma"]))
-    assert _refused(data)
+    assert refused(data)
 
 
 def test_moving_data_of_another_instance_are_invalid(golden, causal_golden):
@@ -156,7 +147,7 @@ def test_moving_data_of_another_instance_are_invalid(golden, causal_golden):
 def test_a_far_extra_token_is_rejected(golden):
     data = copy.deepcopy(golden)
     data["instance"]["tokens"].append(["-7/8", "-3/4", "-5/8", "-5/8"])
-    assert _refused(data)
+    assert refused(data)
 
 
 # --------------------------------------------------------------------------- causal tampering
@@ -183,7 +174,7 @@ def test_causal_tampering_is_rejected(causal_golden, name):
     path, value = CAUSAL[name]
     if value == "REVERSED":
         value = causal_golden["moving"]["causal"]["c"][::-1]
-    assert _refused(_set(causal_golden, path, value)), name
+    assert refused(_set(causal_golden, path, value)), name
 
 
 # --------------------------------------------------------------------------- forged certificates for false claims
@@ -196,10 +187,10 @@ def test_antipodal_stationary_pair_passes_the_lemma_but_never_enters():
     p = FateProblem(F(1), "full", ((Z2, _eye(2)),), _q([[1, 0], [-1, 0]]), False, "antipodal")
     m = Moving(_eye(2), F(1), F(1), F(1, 2), F(0), (F(1),), (F(0),), F(1, 10))
     assert check_moving(p, m).ok
-    assert _refused(_json(p, m, 1))
+    assert refused(_json(p, m, 1))
     big = Moving(_eye(2), F(1), F(1), F(1), F(0), (F(1),), (F(0),), F(201, 100))  # Dmax > 2 makes entry trivial
     assert not check_moving(p, big).ok  # ... and kappa < 0
-    assert _refused(_json(p, big, 0))
+    assert refused(_json(p, big, 0))
 
 
 def test_repelling_heads_behind_an_empty_region_never_enter():
@@ -214,13 +205,13 @@ def test_repelling_heads_behind_an_empty_region_never_enter():
     with ctx.workprec(128):  # at t = 0 the diameter bound holds: only the region keeps the entry out
         X0 = _balls(toks)
         assert moving_entered(replace(m, region=None), X0) and not moving_entered(m, X0)
-    assert _refused(_json(p, m, F(1, 2)))
+    assert refused(_json(p, m, F(1, 2)))
     no_region = Moving(_eye(3), F(1), F(1), F(1), F(0), (F(1), F(1)), (F(0), F(0)), F(1, 10))
     assert not check_moving(p, no_region).ok
-    assert _refused(_json(p, no_region, F(1, 2)))
+    assert refused(_json(p, no_region, F(1, 2)))
 
 
-def test_causal_repelled_token_2_is_refused():
+def test_causal_repelled_token_2_isrefused():
     """Causal, U = -I: token 1 stays put, token 2 is pushed away from it (no consensus)."""
     toks = _q([[1, 0], [F(24, 25), F(7, 25)]])
     p = FateProblem(F(1), "causal", ((Z2, _eye(2, -1)),), toks, False, "causal-repel")
@@ -231,17 +222,17 @@ def test_causal_repelled_token_2_is_refused():
     with ctx.workprec(128):  # at t = 0 the weighted deviation bound holds: only the region keeps the entry out
         X0 = _balls(toks)
         assert moving_entered(replace(m, region=None), X0) and not moving_entered(m, X0)
-    assert _refused(_json(p, m, F(1, 2)))
+    assert refused(_json(p, m, F(1, 2)))
     m0 = Moving(_eye(2), F(1), F(1), F(1), F(0), (F(1),), (F(0),), F(1, 100), None, causal)
     assert not check_moving(p, m0).ok
-    assert _refused(_json(p, m0, F(1, 2)))
+    assert refused(_json(p, m0, F(1, 2)))
 
 
-def test_one_token_causal_data_are_refused():
+def test_one_token_causal_data_arerefused():
     p = FateProblem(F(1), "causal", ((Z2, _eye(2)),), _q([[1, 0]]), False, "one")
     m = Moving(_eye(2), F(1), F(1), F(1, 2), F(0), (F(1),), (F(0),), F(1, 10), None, Causal((), F(1), (F(1),), F(1)))
     assert not check_moving(p, m).ok
-    assert _refused(_json(p, m, 0))
+    assert refused(_json(p, m, 0))
 
 
 # --------------------------------------------------------------------------- exact boundaries of the strict tests
@@ -258,7 +249,7 @@ def test_kappa_zero_is_refused_and_just_below_is_accepted():
     assert not check_moving(p, over).ok
 
 
-def test_causal_half_logit_spread_boundary_is_refused():
+def test_causal_half_logit_spread_boundary_isrefused():
     """2 beta p Dmax = 1 exactly (beta = 1, P = I, Dmax = 1/2)."""
     p = FateProblem(F(1), "causal", ((_eye(2), _eye(2)),), _q([[1, 0], [0, 1]]), False, "spread")
     m = Moving(_eye(2), F(1), F(1), F(1), F(0), (F(1),), (F(1),), F(1, 2), None, Causal((F(1),), F(1), (F(1),), F(1)))
