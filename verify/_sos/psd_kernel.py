@@ -29,12 +29,15 @@ def kernel_witness(matrix: Sequence[Sequence[Fraction]], definite: Callable) -> 
     ``sub`` positive definite, else None (:func:`verify._sos.psd_congruence.congruence_definite`)."""
     import flint
 
-    from .psd_congruence import _integer_matrix
-
     n = len(matrix)
     if n == 0:
         return None
-    N, _ = _integer_matrix(matrix)
+    entries = []
+    for row in matrix:
+        for x in row:
+            q = x if isinstance(x, Fraction) else Fraction(x)
+            entries.append(flint.fmpq(q.numerator, q.denominator))
+    N, _ = flint.fmpq_mat(n, n, entries).numer_denom()
     kernel, nullity = N.nullspace()
     nullity = int(nullity)
     if nullity == 0 or nullity >= n:
