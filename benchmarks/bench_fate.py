@@ -50,7 +50,8 @@ def main(argv=None) -> int:
         wall = time.perf_counter() - t0
         row = {"seed": seed, "N": p.N, "d": p.d, "mask": p.mask, "heads": len(p.heads), "beta": str(p.beta),
                "fate": r.fate.value, "wall_s": round(wall, 2), "entry": None if r.entry_time is None else float(r.entry_time),
-               "route": r.route, "reason": r.reason[:160], "reason_end": r.reason[-160:]}
+               "route": r.route, "reason": r.reason[:160], "reason_end": r.reason[-160:],
+               "enclosure": r.stats.get("enclosure")}
         if r.certified and not args.no_oracle:
             t1 = time.perf_counter()
             row["oracle_t"] = max(10.0 * max(float(r.entry_time), 1.0), args.oracle_floor)

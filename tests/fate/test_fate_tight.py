@@ -3,6 +3,7 @@ certificate, and re-checked with the enclosure the certificate names (never sile
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from fractions import Fraction
 
@@ -28,26 +29,30 @@ def test_the_names_in_json_are_the_enclosures():
     assert flow.ENCLOSURES["default"] is flow.OPTIONS
     tight = flow.ENCLOSURES["tight"]
     assert tight.tol < flow.OPTIONS.tol and tight.prec > flow.OPTIONS.prec and tight.order > flow.OPTIONS.order
+    assert not flow.OPTIONS.damping and not tight.damping
+    assert flow.ENCLOSURES["damped"] == dataclasses.replace(tight, damping=True)
 
 
-@pytest.mark.parametrize("first, second_called", [("entered", False), ("t_max", False), ("step_too_small", False),
-                                                  ("max_steps", False), ("width", True)])
-def test_tight_run_only_after_width(monkeypatch, first, second_called):
+STATUSES = ("entered", "t_max", "step_too_small", "max_steps", "width")
+
+
+@pytest.mark.parametrize("statuses", [(s,) for s in STATUSES[:-1]] + [("width", s) for s in STATUSES[:-1]]
+                         + [("width", "width", s) for s in STATUSES])
+def test_each_next_enclosure_runs_only_after_width(monkeypatch, statuses):
+    """default, then tight, then damped: the next one only when the previous one grew too wide; the
+    last one's result is returned whatever its status."""
     calls = []
 
     def fake(field, tokens, t_max, entered, options):
         calls.append(options)
-        status = first if len(calls) == 1 else "entered"
+        status = statuses[len(calls) - 1]
         return flow.FlowRun(status == "entered", Fraction(1), (), 3, status, 0.0)
 
     monkeypatch.setattr(flow, "run_until", fake)
     run, name = flow.run_tiered(None, None, Fraction(5), lambda X: False)
-    assert calls[0] is flow.OPTIONS
-    assert (len(calls) == 2) == second_called
-    if second_called:
-        assert calls[1] is flow.TIGHT and name == "tight" and run.entered
-    else:
-        assert name == "default" and run.status == first
+    assert calls == [flow.OPTIONS, flow.TIGHT, flow.DAMPED][:len(statuses)]
+    assert name == ("default", "tight", "damped")[len(statuses) - 1]
+    assert run.status == statuses[-1]
 
 
 def test_default_certificates_name_no_enclosure_and_load_as_default(golden):
@@ -64,7 +69,7 @@ def test_a_certificate_naming_the_tight_enclosure_rechecks_with_it(golden):
     assert verdict.holds, verdict.reason
 
 
-@pytest.mark.parametrize("value", ["huge", "TIGHT", "", 1, 1.0, None, ["tight"], {"order": 40}])
+@pytest.mark.parametrize("value", ["huge", "TIGHT", "Damped", "", 1, 1.0, None, ["tight"], {"order": 40}])
 def test_an_unknown_enclosure_is_bad_input(golden, value):
     data = copy.deepcopy(golden)
     data["enclosure"] = value
@@ -75,8 +80,6 @@ def test_an_unknown_enclosure_is_bad_input(golden, value):
 
 @pytest.mark.parametrize("value", ["huge", ["tight"], None, 1])
 def test_an_enclosure_name_set_in_code_is_checked_before_any_run(golden, value):
-    import dataclasses
-
     cert = dataclasses.replace(certificate_from_json(golden), enclosure=value)
     verdict = cert.recheck()
     assert not verdict.holds and "enclosure must be one of" in verdict.reason

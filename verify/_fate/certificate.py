@@ -10,7 +10,7 @@ uses no solver and no float on a path to "holds":
    for ``basin`` every step of :func:`~.basin.check_basin`, and for ``non-consensus`` two tokens of
    the certified equilibrium proved distinct in arb);
 2. the validated enclosure (:func:`~.flow.run_until`, arb balls; the certificate names its settings,
-   ``default`` or ``tight``, :data:`~.flow.ENCLOSURES`) from the stored tokens enters the route's set
+   ``default``, ``tight`` or ``damped``, :data:`~.flow.ENCLOSURES`) from the stored tokens enters the route's set
    at some time ``<= T``.
 
 A tampered number either breaks a step (rejected) or leaves a claim that is still proved (a later

@@ -26,7 +26,7 @@ FATES = ("consensus", "non-consensus")
 ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-consensus")
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
         "projective", "moving", "enclosure"}
-ENCLOSURE_NAMES = ("default", "tight")
+ENCLOSURE_NAMES = ("default", "tight", "damped")
 """The names of :data:`verify._fate.flow.ENCLOSURES` (``enclosure`` is optional: older certificates are ``default``)."""
 _MOVING = {"G", "g_lo", "g_hi", "mu", "tau2", "unorm", "pnorm", "Dmax", "region", "causal"}
 _CAUSAL = {"c", "eta", "lam", "lam_s", "p", "q_lo", "tau3", "ell"}  # p, q_lo, tau3, ell optional (older certificates)

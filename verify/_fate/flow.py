@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence, final
+from typing import Callable, final
 
 from flint import arb, arb_mat, ctx
 
 from verify.validated import Field, Tokens, ValidatedOptions
 from verify.validated.balls import field_data, flat, initial_box, max_width, rows
 from verify.validated.lohner import LohnerSet
+from verify.validated.series import Damped
 from verify.validated.step import validated_step
 
 Rows = tuple[tuple[arb, ...], ...]
@@ -29,7 +30,12 @@ OPTIONS = ValidatedOptions(order=12, tol=1e-12, max_width=0.5, max_steps=4000)
 TIGHT = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=8000, prec=192)
 """The second enclosure, for a run whose first one grew too wide: a remainder target six decades
 smaller at 192 bits, so the truncation errors that the flow amplifies start smaller (3-5x the time)."""
-ENCLOSURES = {"default": OPTIONS, "tight": TIGHT}
+DAMPED = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=8000, prec=192, damping=True)
+"""The third enclosure, for a run whose tight one grew too wide: the tight settings on the damped field
+(:class:`~verify.validated.series.Damped`: eq. 5 on the sphere, the norm of each token attracted to 1
+off it).  With eq. 5 itself an enclosure widens along the normal of token ``i`` at the rate
+``-2 <x_i, v_i>`` wherever that is positive (general ``U``), although the solution stays on the sphere."""
+ENCLOSURES = {"default": OPTIONS, "tight": TIGHT, "damped": DAMPED}
 """The enclosures a fate certificate may name; its re-check runs the one it names."""
 
 
@@ -51,6 +57,8 @@ def run_until(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[
     """Enclose eq. 5 from ``tokens`` until ``entered(enclosure)`` holds at a step end (or at 0)."""
     N, d = tokens.N, tokens.d
     heads = field_data(field)
+    if options.damping:
+        heads = Damped(heads, damping(field))
     with ctx.workprec(options.prec):
         centres, radius = initial_box(tokens)
         spread = arb(0, radius.abs_upper())
@@ -77,14 +85,31 @@ def run_until(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[
     return FlowRun(False, t, enclosure, steps, "t_max", max_width(enclosure))
 
 
+def damping(field: Field) -> int:
+    """The damping constant ``c`` of a damped run: ``ceil(sum_h ||U^h||_F)`` (at least 1), exact.  On the
+    sphere ``|<x_i, v_i>| <= |v_i| <= sum_h ||U^h||_2 <= c``, so the norm of every token is attracted to 1
+    (:class:`~verify.validated.series.Damped`); any positive ``c`` gives a rigorous enclosure."""
+    total = 0
+    for U in field.U:
+        s = sum((v * v for row in U for v in row), Fraction(0))
+        k = math.isqrt(s.numerator // s.denominator)
+        while Fraction(k * k) < s:
+            k += 1
+        total += k
+    return max(1, total)
+
+
 def run_tiered(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[Rows], bool]) -> tuple[FlowRun, str]:
     """:func:`run_until` with :data:`OPTIONS`, then, only when that enclosure grew too wide, again
-    with :data:`TIGHT`: the run and the name of its enclosure in :data:`ENCLOSURES`.  Either is
-    rigorous; the second only narrows the enclosure (no test passes that the first would fail)."""
-    run = run_until(field, tokens, t_max, entered, OPTIONS)
-    if run.entered or run.status != "width":
-        return run, "default"
-    return run_until(field, tokens, t_max, entered, TIGHT), "tight"
+    with :data:`TIGHT`, and after that with :data:`DAMPED`: the run and the name of its enclosure in
+    :data:`ENCLOSURES`.  Each is rigorous for the instance's tokens (on the sphere); a later one only
+    narrows the enclosure."""
+    *first, last = ENCLOSURES
+    for name in first:
+        run = run_until(field, tokens, t_max, entered, ENCLOSURES[name])
+        if run.entered or run.status != "width":
+            return run, name
+    return run_until(field, tokens, t_max, entered, ENCLOSURES[last]), last
 
 
-__all__ = ["ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "run_tiered", "run_until"]
+__all__ = ["DAMPED", "ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "damping", "run_tiered", "run_until"]

@@ -22,7 +22,7 @@ from typing import Sequence
 
 from flint import arb, arb_mat, ctx
 
-from theorems.errors import InvalidType
+from theorems.errors import InvalidInput, InvalidType
 
 from .balls import field_data, flat, initial_box, max_width, rows
 from .lohner import LohnerSet
@@ -44,6 +44,9 @@ def integrate_validated(field: Field | Sequence[tuple[object, Field]], tokens: T
     :class:`~.record.ValidatedTrajectory`; a run that cannot reach the horizon says why in its
     ``status`` and keeps the steps it proved."""
     opts = options or ValidatedOptions()
+    if opts.damping:
+        raise InvalidInput("options.damping", "False here (the enclosures cover every state of the initial box, "
+                           "not only points on the sphere, and the damped field differs off the sphere)", True)
     if not isinstance(tokens, Tokens):
         raise InvalidType("tokens", "a Tokens record", type(tokens).__name__)
     stack = as_stack(field, t_end, tokens.d)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import final
 
 import numpy as np
-from flint import arb, arb_mat
+from flint import arb_mat
 
 from .balls import centered, from_floats, identity, intersect, mid_floats, midpoint
 

@@ -36,7 +36,9 @@ class ValidatedOptions:
 relative growth of the width it may cause in one step); ``max_step`` and
     ``min_step``: bounds on the step; ``step``: a fixed step (no adaptation; the last step of a
     segment is cut to its end); ``max_steps``; ``max_width``: the run stops (status
-    ``WIDTH_LIMIT``) once some coordinate's enclosure is wider than this; ``prec``: bits."""
+    ``WIDTH_LIMIT``) once some coordinate's enclosure is wider than this; ``prec``: bits;
+    ``damping``: integrate the field with the normal damping term of :class:`~.series.Damped`
+    (equal to eq. 5 on the sphere; only for runs whose claims concern points on the sphere)."""
 
     order: int = 20
     jacobian_order: int = 3
@@ -48,6 +50,7 @@ relative growth of the width it may cause in one step); ``max_step`` and
     max_steps: int = 10_000
     max_width: float = 1e-2
     prec: int = 128
+    damping: bool = False
 
     def __post_init__(self) -> None:
         _int("order", self.order, 2, 60)
@@ -62,12 +65,14 @@ relative growth of the width it may cause in one step); ``max_step`` and
         _int("max_steps", self.max_steps, 1, 10_000_000)
         _positive("max_width", self.max_width)
         _int("prec", self.prec, 53, 4096)
+        if not isinstance(self.damping, bool):
+            raise InvalidType("damping", "True or False", self.damping)
 
     def to_json(self) -> dict[str, object]:
         return {"order": self.order, "jacobian_order": self.jacobian_order, "tol": self.tol,
                 "jacobian_tol": self.jacobian_tol, "max_step": self.max_step, "min_step": self.min_step,
                 "step": None if self.step is None else str(self.step), "max_steps": self.max_steps,
-                "max_width": self.max_width, "prec": self.prec}
+                "max_width": self.max_width, "prec": self.prec} | ({"damping": True} if self.damping else {})
 
 
 __all__ = ["ValidatedOptions"]

@@ -30,6 +30,30 @@ Heads = Sequence[tuple[arb_mat, "arb_mat | None"]]
 """Per head ``((beta P)^T, U^T)`` as ball matrices (``U^T = None`` for ``U = I``), from :func:`~.balls.field_data`."""
 
 
+class Damped(tuple):
+    """Heads whose field carries a normal damping term: ``F(X) + c (1 - |x_i|^2) x_i`` row by row,
+    ``c`` an exact integer.
+
+    On the unit sphere the term is 0, so this field equals eq. 5 there.  Why a run from tokens on the
+    sphere encloses eq. 5's solution: eq. 5's solution ``x(t)`` stays on the sphere (``|x_i|^2`` obeys
+    ``r' = 2 <x_i, v_i> (1 - r)`` along it, and ``r = 1`` solves that linear equation with ``r(0) = 1``),
+    so ``x(t)`` also solves the damped equation; both fields are smooth (locally Lipschitz), so it is
+    the damped equation's unique solution from the same point.  Off the sphere the two differ: with
+    ``c`` above ``|<x_i, v_i>|`` the norm is attracted to 1 (``r' = 2 (1 - r) (<x_i, v_i> + c r)``)
+    instead of repelled where ``<x_i, v_i> < 0``, which is what keeps an enclosure (a set that is not
+    on the sphere) from widening along the normal directions.  Only for runs whose claims concern
+    points on the sphere (:mod:`verify._fate.flow`)."""
+
+    c: int
+
+    def __new__(cls, heads: Heads, c: int) -> "Damped":
+        if isinstance(c, bool) or not isinstance(c, int) or c <= 0:
+            raise ValueError("the damping must be a positive integer")
+        obj = super().__new__(cls, heads)
+        obj.c = c
+        return obj
+
+
 def mask_positions(N: int, causal: bool) -> list[int]:
     """Flat indices ``i * N + j`` of the pairs ``j in M(i)``."""
     return [i * N + j for i in range(N) for j in range(N) if not causal or j <= i]
@@ -84,6 +108,8 @@ class Series:
         self.Gst: list[arb_mat] = []
         self.Rd: list[arb_mat] = []
         self.ones = arb_mat(self.N, 1, [1] * self.N)
+        self.damping = heads.c if isinstance(heads, Damped) else None
+        self.Nd: list[arb_mat] = []  # diag(|x_i|^2)_k, only with damping
 
     @property
     def order(self) -> int:
@@ -138,7 +164,27 @@ class Series:
         F = Gs - self.Rd[0] * X[k]
         for m in range(1, k + 1):
             F -= self.Rd[m] * X[k - m]
+        if self.damping is not None:  # + c (X_k - sum_m diag(n_m) X_{k-m}),  n_i = |x_i|^2
+            self.Nd.append(diagonal(row_dots(X, X, k)))
+            D = X[k] - self.Nd[0] * X[k]
+            for m in range(1, k + 1):
+                D -= self.Nd[m] * X[k - m]
+            F += D * self.damping
         X.append(F * (one / (k + 1)))
+
+
+def row_dots(A: Sequence[arb_mat], B: Sequence[arb_mat], k: int) -> list[arb]:
+    """``sum_{m=0..k} <row i of A_m, row i of B_{k-m}>`` for every row ``i``."""
+    N, d = A[0].nrows(), A[0].ncols()
+    out = []
+    for i in range(N):
+        acc = arb(0)
+        for m in range(k + 1):
+            Am, Bm = A[m], B[k - m]
+            for a in range(d):
+                acc += Am[i, a] * Bm[i, a]
+        out.append(acc)
+    return out
 
 
 def series(X0: arb_mat, heads: Heads, causal: bool, order: int) -> Series:
@@ -159,4 +205,4 @@ def horner(coeffs: Sequence[arb_mat], s: arb) -> arb_mat:
     return acc
 
 
-__all__ = ["Series", "diagonal", "field", "horner", "mask_positions", "series", "square"]
+__all__ = ["Damped", "Series", "diagonal", "field", "horner", "mask_positions", "series", "square"]

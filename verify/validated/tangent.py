@@ -10,7 +10,10 @@ coordinate directions ``a = (i, c)``: the seed ``dX_0 = e_i e_c^T``, and for eve
     dZ_k  = dE_k 1,   dW_k = dX_k U^T,   dT_k = sum_m dE_m W_{k-m} + E_m dW_{k-m}
     dG_k  = diag(1/Z_0) (dT_k - sum_{m>=1} diag(Z_m) dG_{k-m} - sum_m diag(dZ_m) G_{k-m})
     dR_k  = diag(sum_m dX_m Gs_{k-m}^T + X_m dGs_{k-m}^T)
-    dF_k  = dGs_k - sum_m diag(dR_m) X_{k-m} + diag(R_m) dX_{k-m},   dX_{k+1} = dF_k / (k + 1).
+    dF_k  = dGs_k - sum_m diag(dR_m) X_{k-m} + diag(R_m) dX_{k-m},   dX_{k+1} = dF_k / (k + 1),
+
+and with the damping of :class:`~.series.Damped` (``n_k`` the rows' ``|x_i|^2`` coefficients)
+``dF_k += c (dX_k - sum_m diag(dn_m) X_{k-m} + diag(n_m) dX_{k-m})``, ``dn_k = 2 sum_m <dX_m, X_{k-m}>`` by rows.
 
 Evaluated over a box ``Y`` of balls, each ``dX_k`` contains ``D_Y X_k(y)`` for every ``y`` in the
 box, so :meth:`Tangent.jacobian` is a rigorous interval Jacobian.  ``dX_1`` is the Jacobian of
@@ -25,7 +28,7 @@ from typing import Sequence
 
 from flint import arb, arb_mat
 
-from .series import Series, diagonal as diag, horner, square
+from .series import Series, diagonal as diag, horner, row_dots, square
 
 
 class _HeadTangent:
@@ -45,6 +48,7 @@ class _Direction:
         self.dGs: list[arb_mat] = []
         self.dGst: list[arb_mat] = []
         self.dRd: list[arb_mat] = []
+        self.dNd: list[arb_mat] = []
 
 
 class Tangent:
@@ -98,6 +102,13 @@ class Tangent:
         F = dGs - u.dRd[0] * X[k] - b.Rd[0] * dX[k]
         for m in range(1, k + 1):
             F -= u.dRd[m] * X[k - m] + b.Rd[m] * dX[k - m]
+        if b.damping is not None:  # d(c (X_k - sum_m diag(n_m) X_{k-m})), dn = 2 <x, dx> by rows
+            dn = [2 * v for v in row_dots(dX, X, k)]
+            u.dNd.append(diag(dn))
+            D = dX[k]
+            for m in range(k + 1):
+                D -= u.dNd[m] * X[k - m] + b.Nd[m] * dX[k - m]
+            F += D * b.damping
         dX.append(F * (arb(1) / (k + 1)))
 
     def jacobian(self, j: int) -> arb_mat:
