@@ -156,3 +156,24 @@ def test_damped_enclosures_contain_the_50_digit_solution(seed):
     flow.run_until(problem.field, problem.initial, F(8), lambda E: plain.append(E) or False, flow.TIGHT)
     width = lambda E: max(float(b.rad()) for row in E for b in row)  # noqa: E731
     assert width(seen[-1]) <= width(plain[-1])
+
+
+@pytest.mark.slow
+def test_seed_97_needs_the_damped_enclosure_and_its_certificate_says_so():
+    """Random general-U instance 97 (causal, N = 3, d = 3): both undamped enclosures grow too wide
+    (t ~ 21 and 44), the damped one enters the certified basin at t ~ 93.  The certificate names it and
+    re-checks; renamed to ``tight``, the same certificate is rejected (no fallback)."""
+    import json
+
+    from verify._fate import Fate, certify_fate
+    from verify.certificate_kinds import certificate_from_json
+
+    report = certify_fate(random_problem(97, nonsymmetric=True), t_max="120")
+    assert report.fate is Fate.NON_CONSENSUS and report.route == "basin"
+    assert report.stats["enclosure"] == "damped" and 80 < float(report.entry_time) < 110
+    data = json.loads(json.dumps(report.certificate.to_json()))
+    assert data["enclosure"] == "damped"
+    assert certificate_from_json(data).recheck().holds
+    data["enclosure"] = "tight"
+    verdict = certificate_from_json(data).recheck()
+    assert not verdict.holds and "does not enter" in verdict.reason
