@@ -5,7 +5,8 @@
    over a chunk (rotation: no limit to propose): the candidate limit.
 2. :func:`propose_basin`: Newton's method on the chart field (float) from that limit, the float
    Jacobian ``A`` (stable or no candidate), ``S`` solving ``A^T S + S A = -I`` (SciPy), rounded
-   to dyadic rationals, then the largest box ``B = mid +- R`` (``R`` halved from ``1/2``) on which
+   to dyadic rationals, then the largest box ``B = mid +- R`` (``R = (1/2)(3/5)^k``, ``k < 24``: down to
+   ``4.7e-6``, which a slow, non-normal equilibrium needs) on which
    :func:`~.basin.check_basin` proves the decrease, and the largest level ``r`` that fits.
 
 Every proposal goes through :func:`~.basin.check_basin`; a rejected one costs a fate ("unknown"),
