@@ -177,3 +177,21 @@ def test_seed_97_needs_the_damped_enclosure_and_its_certificate_says_so():
     data["enclosure"] = "tight"
     verdict = certificate_from_json(data).recheck()
     assert not verdict.holds and "does not enter" in verdict.reason
+
+
+@pytest.mark.parametrize("radius", [F(1, 10**6), F(1, 2)])
+def test_a_damped_run_refuses_a_box_of_initial_states(radius):
+    """A box around the tokens holds states off the sphere, where the damped field is not eq. 5's
+    (``Tokens`` itself refuses non-unit centres unless it normalises them)."""
+    tokens = Tokens([[F(3, 5), F(4, 5)], [F(1), F(0)]], radius=radius, normalize=True)
+    field = Field(F(1), [[[F(1), F(0)], [F(0), F(1)]]], [[[F(0), F(1)], [F(-1), F(0)]]])
+    with pytest.raises(InvalidInput) as err:
+        flow.run_until(field, tokens, F(1, 10), lambda E: False, flow.DAMPED)
+    assert "sphere" in str(err.value)
+    flow.run_until(field, tokens, F(1, 10), lambda E: False, flow.TIGHT)  # undamped: any box
+
+
+def test_a_damped_run_from_exact_unit_vectors_runs():
+    field = Field(F(1), [[[F(1), F(0)], [F(0), F(1)]]], [[[F(0), F(1)], [F(-1), F(0)]]])
+    run = flow.run_until(field, Tokens([[F(3, 5), F(4, 5)], [F(1), F(0)]]), F(1, 10), lambda E: False, flow.DAMPED)
+    assert run.status == "t_max" and run.time == F(1, 10)

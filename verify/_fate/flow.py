@@ -18,6 +18,7 @@ from typing import Callable, final
 
 from flint import arb, arb_mat, ctx
 
+from theorems.errors import InvalidInput
 from verify.validated import Field, Tokens, ValidatedOptions
 from verify.validated.balls import field_data, flat, initial_box, max_width, rows
 from verify.validated.lohner import LohnerSet
@@ -58,6 +59,10 @@ def run_until(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[
     N, d = tokens.N, tokens.d
     heads = field_data(field)
     if options.damping:
+        on_sphere = tokens.normalize or all(sum(v * v for v in row) == 1 for row in tokens.centers)
+        if tokens.radius != 0 or not on_sphere:
+            raise InvalidInput("tokens", "exact points on the unit sphere (radius 0) for a damped enclosure",
+                               f"radius {tokens.radius}, normalize={tokens.normalize}")
         heads = Damped(heads, damping(field))
     with ctx.workprec(options.prec):
         centres, radius = initial_box(tokens)
