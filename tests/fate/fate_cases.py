@@ -138,3 +138,20 @@ def refused(data) -> bool:
     except InvalidInput:
         return True
     return not cert.recheck().holds
+
+
+def assert_named_enclosure_only(report, name: str, other: str) -> None:
+    """``report``'s certificate names the enclosure ``name`` and re-checks; renamed to ``other`` it is
+    rejected because that enclosure does not enter (a re-check never falls back on its own)."""
+    import json
+
+    from verify.certificate_kinds import certificate_from_json
+
+    assert report.stats["enclosure"] == name
+    data = json.loads(json.dumps(report.certificate.to_json()))
+    assert data["enclosure"] == name
+    verdict = certificate_from_json(data).recheck()
+    assert verdict.holds, verdict.reason
+    data["enclosure"] = other
+    verdict = certificate_from_json(data).recheck()
+    assert not verdict.holds and "does not enter" in verdict.reason

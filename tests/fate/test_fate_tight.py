@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from fate_cases import random_problem
+from fate_cases import assert_named_enclosure_only, random_problem
 from theorems.errors import InvalidInput
 from verify._fate import Fate, certify_fate, fate_from_file
 from verify._fate import flow
@@ -92,10 +92,15 @@ def test_seed_21_needs_the_tight_enclosure_and_its_certificate_says_so():
     the same certificate is rejected: the re-check never falls back on its own."""
     report = certify_fate(random_problem(21, nonsymmetric=True), t_max="100")
     assert report.fate is Fate.CONSENSUS and report.route == "basin"
-    assert report.stats["enclosure"] == "tight"
-    data = json.loads(json.dumps(report.certificate.to_json()))
-    assert data["enclosure"] == "tight"
-    assert certificate_from_json(data).recheck().holds
-    data["enclosure"] = "default"
-    verdict = certificate_from_json(data).recheck()
-    assert not verdict.holds and "does not enter" in verdict.reason
+    assert_named_enclosure_only(report, "tight", "default")
+
+
+@pytest.mark.parametrize("name, says", [("default", ""), ("tight", "with the tight enclosure"),
+                                        ("damped", "with the damped enclosure")])
+def test_an_unknown_names_the_enclosure_that_grew_too_wide(name, says):
+    from verify._fate.driver import _why
+
+    run = flow.FlowRun(False, Fraction(58), (), 900, "width", 0.51)
+    text = _why(run, "certified region", Fraction(300), name)
+    assert text.startswith("the enclosure grew too wide (width 0.51 at t = 58)")
+    assert (says in text) if says else "enclosure, after" not in text

@@ -45,7 +45,9 @@ def _why(run: FlowRun, target: str, t_max: Fraction, enclosure: str = "default")
            "width": f"the enclosure grew too wide (width {run.width:.3g} at t = {float(run.time):.4g}) before reaching {target}",
            "step_too_small": f"the validated step became too small at t = {float(run.time):.4g}",
            "max_steps": f"the step limit was reached at t = {float(run.time):.4g}"}.get(run.status, run.status)
-    return why + (" (with the tight enclosure, after the default one grew too wide)" if enclosure == "tight" else "")
+    after = {"tight": " (with the tight enclosure, after the default one grew too wide)",
+             "damped": " (with the damped enclosure, after the default and the tight ones grew too wide)"}
+    return why + after.get(enclosure, "")
 
 
 def _tight_hemisphere(found: list):
