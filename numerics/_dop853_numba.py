@@ -28,7 +28,7 @@ from numba import njit
 from . import _dop853_tableau as tab
 from . import _field_numba as dense
 from . import _field_tiled_numba as tiled_field
-from ._field_numba import field_into, source_digest
+from ._field_numba import field_into, source_digest, wide_vectors
 from ._field_tiled_numba import field_tiled
 
 _S = tab.N_STAGES
@@ -46,7 +46,8 @@ COUNTS = 5
 """``counts`` per instance: steps, rejected, evaluations, status, index of the next stop not reached."""
 
 _LOOP = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
-"""Self-contained helpers (they call nothing outside this file): cached on their own."""
+"""Self-contained helpers (they call nothing outside this file but the code-free
+:func:`~numerics._field_numba.wide_vectors`): cached on their own."""
 _INNER = dict(nogil=True, fastmath=False, error_model="numpy")
 """Functions that call the field kernels: compiled into the keyed entry points, never cached alone."""
 SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__)
@@ -56,6 +57,7 @@ SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__)
 def _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A):
     """The tiled kernel (``S``, ``A`` shaped by :func:`numerics._field_tiled_numba.workspace_shapes`)
     or the whole-matrix one (``S`` ``(N, N)``, ``A`` unused)."""
+    wide_vectors()
     if tiled:
         field_tiled(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)
     else:
@@ -67,6 +69,7 @@ def _combine(out, base, has_base, K, coef, rows, count):
     """``out = base + sum_q coef[q] K[rows[q]]`` over flat rows (``base`` only when ``has_base``),
     up to four terms per pass, added in the order of ``q``.  A pass with fewer than four terms
     repeats its first row with coefficient 0, which adds an exact ``+0``."""
+    wide_vectors()
     n = out.shape[0]
     for q in range(0, count, 4):
         w = min(4, count - q)
@@ -92,6 +95,7 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
     ``h`` times the estimators, ``(d, N)``; divided in place by the error scale) and the local
     error size ``max |e5|^2 / sqrt(|e5|^2 + |e3|^2 / 100)``.  ``acc``: ``(3, N)`` scratch; sums run
     along ``d`` per token, then over the tokens."""
+    wide_vectors()
     d, N = x.shape
     size, s5, s3 = acc[0], acc[1], acc[2]
     for i in range(N):
@@ -124,6 +128,7 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
 @njit(**_INNER)
 def _initial_step(X, f0, P, U, has_U, causal, stabilize, tiled, t_end, rtol, atol, X1, f1, Y, S, V, v, A):
     """Hairer's starting step (as SciPy's ``select_initial_step`` and the numpy path)."""
+    wide_vectors()
     n = X.size
     x, x1, g0, g1 = X.reshape(n), X1.reshape(n), f0.reshape(n), f1.reshape(n)
     d0 = 0.0
@@ -161,6 +166,7 @@ def integrate_instance(X0, P, U, has_U, causal, stabilize, tiled, stops, is_samp
     ``(3, N)``.  ``counts`` (int64, length :data:`COUNTS`) receives steps, rejected, evaluations,
     status, and the index of the next stop not reached; returns the summed local error size.
     """
+    wide_vectors()
     N, d = X0.shape
     n = N * d
     X, Ys, Xn, e5, e3, f, fn, Y, V = R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]
@@ -279,6 +285,7 @@ def _entry_points(key):
         all (``K``, ``R``, ``S``, ``v``, ``A`` as there, allocated by the caller, contents ignored);
         ``P``/``U`` have a leading axis of ``b`` or ``1``; ``out`` ``(T, b, N, d)``, ``counts``
         ``(b, COUNTS)``, ``local`` ``(b,)``."""
+        wide_vectors()
         if len(key) == 0:  # never: the reference puts ``key`` in the closure
             return
         for k in range(X.shape[0]):
@@ -290,6 +297,7 @@ def _entry_points(key):
     @njit(**_LOOP)
     def field(X, P, U, has_U, causal, stabilize, tiled, scale, out, Y, S, V, z, m, A):
         """:func:`_field` from Python (``X`` ``(d, N)``): tests and benchmarks."""
+        wide_vectors()
         if len(key) == 0:
             return out
         _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)

@@ -48,6 +48,7 @@ fewer than the Taylor polynomial of the same accuracy (degree 13), 4% of the who
 def _matmul(M, X, out):
     """``out = M X`` (``(r, k) x (k, N)``), each entry summed in the order of the ``k`` terms
     (:func:`_matmul_n` on whole arrays)."""
+    wide_vectors()
     r, k = M.shape
     _matmul_n(M, X, out, r, k, X.shape[1], True)
 
@@ -64,6 +65,7 @@ def _matmul_n(M, X, out, r, k, n, init):
     Measured at ``16 x 32`` products: 16-term passes 1.15x faster than 8-term ones, 2x than BLAS.
     Indices start at 0 (a tile is passed as a view): with a run-time offset in an index, numba's
     negative-index wraparound keeps the loop from vectorising (measured 6x slower)."""
+    wide_vectors()
     b = 0
     while b < k:
         w = 16 if b + 16 <= k else (8 if b + 8 <= k else (4 if b + 4 <= k else 1))
@@ -128,6 +130,21 @@ def _from_bits(typingctx, bits):
     return types.float64(types.int64), codegen
 
 
+@intrinsic
+def wide_vectors(typingctx):
+    """Mark the function being compiled ``"prefer-vector-width"="512"`` (an LLVM function attribute;
+    a call emits no code).  LLVM's tuning for Intel's AVX-512 parts prefers 256-bit vectors, which
+    halves the width of these FMA-bound product loops: on a Xeon whose LLVM name is ``rocketlake``
+    the batch of ``256 x (N = 32, d = 16)`` ran 1.27x faster with 512-bit vectors (docs/dop853-kernel.md).
+    Where the CPU has no 512-bit vectors LLVM uses the widest it has; the order of every sum is
+    unchanged (each output entry is its own lane), so the results are the same bits at either width."""
+    def codegen(context, builder, signature, args):
+        attrs = builder.function.attributes
+        set.add(attrs, '"prefer-vector-width"="512"')  # a string attribute: llvmlite's add() knows keywords only
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
 @njit(**_FIELD)
 def _softmax_weights(S, shift, stabilize, causal, z):
     """``S[j, i] <- exp(S[j, i] - shift[i])`` (no shift unless ``stabilize``), exactly ``0`` for the
@@ -140,6 +157,7 @@ def _softmax_weights(S, shift, stabilize, causal, z):
     by < 1e-300 (the row maximum is 1 or ``|S| <= 200``, see :data:`numerics.field._SAFE_EXPONENT`).
     Masked entries are evaluated too (clamped, so finite) and then replaced by 0 with a select: a
     loop starting at the first unmasked key ran 2.5x slower inside the step loop (measured)."""
+    wide_vectors()
     N, M = S.shape
     _weights_n(S, N, M, 0, 0, shift, stabilize, causal, z, True)
 
@@ -149,6 +167,7 @@ def _weights_n(S, jw, n, j0, i0, shift, stabilize, causal, z, init):
     """:func:`_softmax_weights` on the first ``jw`` rows and ``n`` columns of a tile ``S`` whose
     entry ``[j, i]`` is key ``j0 + j`` of query ``i0 + i`` (``shift``, ``z``: the tile's queries;
     ``z`` is reset first when ``init``, else the tile's column sums are added to it)."""
+    wide_vectors()
     c = _EXP_POLY
     if init:
         for i in range(n):
@@ -186,6 +205,7 @@ def field_into(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m):
     ``P``).  Scratch: ``Y``, ``V`` ``(d, N)``; ``S`` ``(N, N)`` holds ``S[j, i] = <x_i, P x_j>`` (the
     transpose of the numpy kernel's scores, so every inner loop runs along ``i`` and vectorises);
     ``z``, ``m`` ``(N,)``.  ``out`` must not alias ``X``."""
+    wide_vectors()
     d, N = X.shape
     H = P.shape[0]
     for h in range(H):

@@ -30,7 +30,7 @@ import math
 
 from numba import njit, prange
 
-from ._field_numba import _FIELD, _matmul_n, _weights_n
+from ._field_numba import _FIELD, _matmul_n, _weights_n, wide_vectors
 
 BQ = 64
 """Queries per block: one block's ``X`` columns, tile and accumulators stay in the L1/L2 caches."""
@@ -56,6 +56,7 @@ def field_tiled(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)
     ``Y``, ``V`` ``(d, N)``, C-contiguous; ``z``, ``m`` ``(N,)``), with ``S`` and ``A`` shaped by
     :func:`workspace_shapes` instead of an ``(N, N)`` score matrix.  ``Y`` is used as ``(N, d)``:
     row ``j`` holds ``P x_j``, so a key tile is a contiguous block of rows."""
+    wide_vectors()
     d, N = X.shape
     H = P.shape[0]
     blocks = (N + BQ - 1) // BQ
@@ -73,6 +74,7 @@ def field_tiled(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A)
 def _keys(X, P, U, has_U, Yk, V, A, blk):
     """Copy block ``blk`` of the tokens into its scratch rows and write its keys ``P x_j`` (rows of
     ``Yk``) and, with ``U``, its values ``U x_j`` (columns of ``V``)."""
+    wide_vectors()
     d, N = X.shape
     i0 = blk * BQ
     n = min(BQ, N - i0)
@@ -97,6 +99,7 @@ def _query_block(X, Yk, V, causal, stabilize, scale, out, S, z, m, A, blk, first
     """One head's contribution to the queries of block ``blk`` (and, after the last head, the
     projection ``Proj_{x_i}``).  Every tile routine gets views that start at index 0: see
     :func:`numerics._field_numba._matmul_n` on why."""
+    wide_vectors()
     d, N = X.shape
     i0 = blk * BQ
     n = min(BQ, N - i0)
@@ -141,6 +144,7 @@ def _query_block(X, Yk, V, causal, stabilize, scale, out, S, z, m, A, blk, first
 def _online_max(T, jw, n, j0, i0, causal, z, m, acc, row, d, init):
     """Raise the running maxima ``m`` to this tile's (unmasked) scores and rescale the running sums
     ``z`` and products ``acc`` by ``exp(m_old - m_new)`` (exactly 1 where the maximum stays)."""
+    wide_vectors()
     for i in range(n):
         row[i] = -math.inf
     for j in range(jw):
