@@ -8,7 +8,9 @@ the certified limit and an independent 50-digit simulation run to 10x the entry 
 ``moving-consensus`` fate has no fixed limit and claims only ``|x_i - x_j| -> 0``: its disagreement is
 the oracle's diameter at that time, and the oracle's diameter must also stay below the lemma's certified
 bound ``c Dmax e^{-kappa (t - T)/2}`` at six times from ``T`` to the end (``oracle_bound_ratio <= 1``,
-:func:`tests.fate.fate_cases.moving_bound_ratio`).  ``--seeds`` replaces ``--start``/``--count`` by a list.  One JSON
+:func:`tests.fate.fate_cases.moving_bound_ratio`).  A ``repulsion`` fate (no consensus ever) claims a lower bound
+on ``|x_2(t) - x_1(t)|`` for all time: the oracle's pair distance at 240 times up to ``--oracle-floor`` must stay
+above it (``oracle_min_ratio >= 1``, :func:`tests.fate.fate_cases.repulsion_ratio`).  ``--seeds`` replaces ``--start``/``--count`` by a list.  One JSON
 line per instance on stdout (or appended to ``--out``), then a summary line.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from tests.fate.fate_cases import disagreement, moving_bound_ratio, random_problem  # noqa: E402
+from tests.fate.fate_cases import disagreement, moving_bound_ratio, random_problem, repulsion_ratio  # noqa: E402
 from verify._fate import certify_fate  # noqa: E402
 
 AGREE = 1e-3
@@ -52,7 +54,14 @@ def main(argv=None) -> int:
                "fate": r.fate.value, "wall_s": round(wall, 2), "entry": None if r.entry_time is None else float(r.entry_time),
                "route": r.route, "reason": r.reason[:160], "reason_end": r.reason[-160:],
                "enclosure": r.stats.get("enclosure")}
-        if r.certified and not args.no_oracle:
+        if r.certified and not args.no_oracle and r.route == "repulsion":
+            t1 = time.perf_counter()
+            row["oracle_t"] = args.oracle_floor
+            row["oracle_measure"] = "min |x_2 - x_1| / certified bound"
+            row["oracle_min_ratio"] = repulsion_ratio(r, args.oracle_floor, args.oracle_digits)
+            row["agrees"] = row["oracle_min_ratio"] >= 1.0
+            row["oracle_s"] = round(time.perf_counter() - t1, 2)
+        elif r.certified and not args.no_oracle:
             t1 = time.perf_counter()
             row["oracle_t"] = max(10.0 * max(float(r.entry_time), 1.0), args.oracle_floor)
             row["oracle_disagreement"] = disagreement(r, 10.0, args.oracle_digits, args.oracle_floor)

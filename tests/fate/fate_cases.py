@@ -99,6 +99,15 @@ def moving_bound_ratio(report, factor: float = 10.0, digits: int = 50, floor: fl
     return float(max(ratios))
 
 
+def repulsion_ratio(report, t_end: float = 60.0, digits: int = 50, points: int = 240) -> float:
+    """For a ``repulsion`` fate: ``min_t |x_2(t) - x_1(t)| / bound`` over ``points`` equally spaced times in
+    ``(0, t_end]`` of the 50-digit oracle, ``bound`` the certified lower bound (a ratio ``>= 1`` agrees)."""
+    cert = report.certificate
+    bound = float(Fraction(report.stats["distance_bound"]))
+    times = [t_end * (k + 1) / points for k in range(points)]
+    return float(min(np.linalg.norm(X[1] - X[0]) for X in oracle_path(cert.problem, times, digits)) / bound)
+
+
 def limit_points(report) -> np.ndarray:
     """Float midpoints of the report's limit, one row per token (consensus: the one point repeated)."""
     from flint import arb
@@ -125,7 +134,7 @@ def disagreement(report, factor: float = 10.0, digits: int = 50, floor: float = 
 
 
 __all__ = ["diameter", "disagreement", "eye", "limit_points", "moving_bound_ratio", "oracle", "oracle_path",
-           "random_problem"]
+           "random_problem", "repulsion_ratio"]
 
 
 def refused(data) -> bool:

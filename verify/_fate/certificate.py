@@ -2,8 +2,9 @@
 
 It stores the instance (``beta``, mask, every ``(P^h, U^h)``, the rational tokens), the claimed
 fate (``consensus`` / ``non-consensus``), the route (``hemisphere``, ``cap``, ``basin``, ``contraction``,
-``projective`` or ``moving-consensus``), the entry time ``T`` and the route's data (the rational ``z``,
-the :class:`~.basin.Basin`, the :class:`~.cap.Cap`, the projective data or the :class:`~.moving.Moving` data).  The re-check
+``projective``, ``moving-consensus`` or ``repulsion``), the entry time ``T`` and the route's data (the rational ``z``,
+the :class:`~.basin.Basin`, the :class:`~.cap.Cap`, the projective data, the :class:`~.moving.Moving` data or
+the :class:`~.repulsion.Repulsion` data; the repulsion route needs no enclosure, its ``T`` is 0).  The re-check
 uses no solver and no float on a path to "holds":
 
 1. the route's hypotheses on the data, exactly (``U^h = I`` and the mask for ``hemisphere`` / ``cap``;
@@ -36,6 +37,7 @@ from .limits import (ball_text, cap_test, distinct, first_token, hemisphere_limi
 from .moving import Moving, check_moving, moving_entered
 from .problem import FateProblem
 from .projective import Projective, check_projective, half_space
+from .repulsion import Repulsion, check_repulsion
 
 MAX_ENTRY = Fraction(10_000)
 
@@ -67,6 +69,7 @@ class FateCertificate:
     moving: Moving | None = None
     enclosure: str = "default"
     """The enclosure the re-check runs (a name in :data:`~.flow.ENCLOSURES`; older certificates: ``default``)."""
+    repulsion: Repulsion | None = None
 
     @property
     def claim(self) -> str:
@@ -76,7 +79,12 @@ class FateCertificate:
                  "basin": "a certified basin of a stable equilibrium (Krawczyk box, Lyapunov matrix S)",
                  "contraction": "a certified cap around a consensus point (Krawczyk box, block max-norm contraction)",
                  "projective": "the half-space sign <w, x> > 0 of a projective contraction of the one head's U",
-                 "moving-consensus": "the diameter bound of the moving-consensus lemma (docs/fate.md)"}[self.route]
+                 "moving-consensus": "the diameter bound of the moving-consensus lemma (docs/fate.md)",
+                 "repulsion": ""}[self.route]
+        if self.route == "repulsion":
+            return (f"eq. 5, causal mask, N = {p.N}, d = 2, {len(p.heads)} head(s), beta = {p.beta}, the stored tokens: "
+                    "tokens 1 and 2 repel on average (the weighted V = e^W (1 - cos phi) grows near phi = 0), so "
+                    "|x_2(t) - x_1(t)| stays above a positive bound for every t >= 0: no consensus, not even in the limit")
         if self.route == "moving-consensus":
             return (f"eq. 5, {p.mask} mask, N = {p.N}, d = {p.d}, {len(p.heads)} head(s), beta = {p.beta}, the stored "
                     f"tokens: the tokens satisfy {where} by t = {self.entry}, so every |x_i - x_j| -> 0 (consensus; "
@@ -97,6 +105,13 @@ class FateCertificate:
             return "the projective route stores its data (and only that route does)"
         if (self.route == "moving-consensus") != (self.moving is not None):
             return "the moving-consensus route stores its data (and only that route does)"
+        if (self.route == "repulsion") != (self.repulsion is not None):
+            return "the repulsion route stores its data (and only that route does)"
+        if self.route == "repulsion":
+            if (self.fate != "non-consensus" or self.entry != 0 or self.enclosure != "default" or self.cap is not None
+                    or self.basin is not None or self.z is not None):
+                return "the repulsion route proves non-consensus at t = 0 and stores no cap, basin, z or enclosure"
+            return ""
         if self.route == "moving-consensus":
             if self.fate != "consensus" or self.cap is not None or self.basin is not None or self.z is not None:
                 return "the moving-consensus route proves consensus and stores no cap, basin or z"
@@ -138,6 +153,11 @@ class FateCertificate:
         if why:
             return fails(name, why)
         p = self.problem
+        if self.route == "repulsion":
+            rc = check_repulsion(p, self.repulsion)
+            if not rc.ok:
+                return fails(name, f"repulsion: {rc.reason}")
+            return holds(name, rc.reason, {"entry": "0", "distance_bound": str(rc.bound)})
         if self.route == "moving-consensus":
             mc = check_moving(p, self.moving)
             if not mc.ok:

@@ -19,13 +19,14 @@ from .cap import Cap
 from .problem import LIMITS, FateProblem
 from .moving import Causal, Moving, Region
 from .projective import Projective
+from .repulsion import MAX_BOXES, MAX_HARMONICS, Repulsion
 
 FORMAT = "consensus-verify/fate-certificate"
 KIND = "fate"
 FATES = ("consensus", "non-consensus")
-ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-consensus")
+ROUTES = ("hemisphere", "cap", "basin", "contraction", "projective", "moving-consensus", "repulsion")
 _TOP = {"format", "version", "kind", "label", "claim", "fate", "route", "entry", "instance", "z", "basin", "cap",
-        "projective", "moving", "enclosure"}
+        "projective", "moving", "repulsion", "enclosure"}
 ENCLOSURE_NAMES = ("default", "tight", "damped")
 """The names of :data:`verify._fate.flow.ENCLOSURES` (``enclosure`` is optional: older certificates are ``default``)."""
 _MOVING = {"G", "g_lo", "g_hi", "mu", "tau2", "unorm", "pnorm", "Dmax", "region", "causal"}
@@ -34,6 +35,7 @@ _REGION = {"Q", "gamma", "tau1", "qnorm"}
 _INSTANCE = {"name", "beta", "mask", "heads", "tokens", "normalize"}
 _BASIN = {"kind", "charts", "mid", "krad", "R", "S", "r", "precision_bits"}
 _PROJECTIVE = {"k", "mid", "rad", "rho", "S", "sign", "kv", "vmid", "vrad"}
+_REPULSION = {"a", "b", "delta", "boxes"}
 _CAP = {"chart", "mid", "krad", "Phi", "eps", "R", "t", "s", "precision_bits"}
 
 
@@ -57,6 +59,7 @@ def to_json(cert: Any) -> dict[str, Any]:
         **({} if cert.cap is None else {"cap": _cap_json(cert.cap)}),
         **({} if cert.projective is None else {"projective": _projective_json(cert.projective)}),
         **({} if cert.moving is None else {"moving": _moving_json(cert.moving)}),
+        **({} if cert.repulsion is None else {"repulsion": _repulsion_json(cert.repulsion)}),
         **({} if cert.enclosure == "default" else {"enclosure": cert.enclosure}),
     }
 
@@ -123,6 +126,20 @@ def _projective(value: Any, problem: FateProblem) -> Projective:
                       _matrix(obj["S"], "certificate.projective.S", d - 1, d - 1), sign,
                       _int(obj["kv"], "certificate.projective.kv", 0, d - 1),
                       _vec(obj["vmid"], "certificate.projective.vmid", d), _q(obj["vrad"], "certificate.projective.vrad"))
+
+
+def _repulsion_json(r: Repulsion) -> dict[str, Any]:
+    return {"a": [str(v) for v in r.a], "b": [str(v) for v in r.b], "delta": str(r.delta), "boxes": r.boxes}
+
+
+def _repulsion(value: Any) -> Repulsion:
+    obj = _obj(value, "certificate.repulsion", _REPULSION)
+    a = obj["a"]
+    if not isinstance(a, list) or not 1 <= len(a) <= MAX_HARMONICS:
+        raise InvalidInput("certificate.repulsion.a", f"a list of 1..{MAX_HARMONICS} rationals", type(a).__name__)
+    return Repulsion(_vec(a, "certificate.repulsion.a", len(a)), _vec(obj["b"], "certificate.repulsion.b", len(a)),
+                     _q(obj["delta"], "certificate.repulsion.delta"),
+                     _int(obj["boxes"], "certificate.repulsion.boxes", 16, MAX_BOXES))
 
 
 def _cap_json(c: Cap) -> dict[str, Any]:
@@ -199,7 +216,7 @@ def _cap(value: Any, problem: FateProblem) -> Cap:
 
 
 def fields_from_json(data: Mapping[str, Any]) -> tuple:
-    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective", "moving", "enclosure"})
+    top = _obj(data, "certificate", _TOP, {"label", "claim", "cap", "projective", "moving", "repulsion", "enclosure"})
     if top["format"] != FORMAT or top["kind"] != KIND or top["version"] != 1:
         raise InvalidInput("certificate", f"format {FORMAT!r}, kind {KIND!r}, version 1",
                            [top["format"], top["kind"], top["version"]])
@@ -216,11 +233,12 @@ def fields_from_json(data: Mapping[str, Any]) -> tuple:
     cap = None if top.get("cap") is None else _cap(top["cap"], problem)
     projective = None if top.get("projective") is None else _projective(top["projective"], problem)
     moving = None if top.get("moving") is None else _moving(top["moving"], problem)
+    repulsion = None if top.get("repulsion") is None else _repulsion(top["repulsion"])
     enclosure = top.get("enclosure", "default")
     if not isinstance(enclosure, str) or enclosure not in ENCLOSURE_NAMES:
         raise InvalidInput("certificate.enclosure", f"one of {ENCLOSURE_NAMES}", enclosure)
     return (problem, top["fate"], top["route"], _q(top["entry"], "certificate.entry"), z, basin, label, cap, projective,
-            moving, enclosure)
+            moving, enclosure, repulsion)
 
 
 __all__ = ["ENCLOSURE_NAMES", "FATES", "FORMAT", "KIND", "ROUTES", "fields_from_json", "to_json"]

@@ -130,6 +130,23 @@ def _moving(problem: FateProblem, t_max: Fraction, X, hint: dict, done) -> FateR
                 stats={**stats, "kappa": f"{float(check.kappa):.6g}", "Dmax": str(hit[0].Dmax)})
 
 
+def _repulsion(problem: FateProblem, hint: dict, done) -> FateReport | None:
+    """Causal mask, ``d = 2``, token 1 rotating: tokens 1 and 2 never meet (:mod:`.repulsion`), no integration."""
+    if problem.mask != "causal" or problem.d != 2:
+        return None
+    from .repulsion_hints import propose_repulsion
+
+    data, check, why = propose_repulsion(problem)
+    if data is None:
+        hint["repulsion"] = f"no repulsion certificate ({why})"
+        return None
+    cert = FateCertificate(problem, "non-consensus", "repulsion", Fraction(0), None, None, f"{problem.name}: fate",
+                           repulsion=data)
+    return done(Fate.NON_CONSENSUS, check.reason, entry_time=Fraction(0), route="repulsion", limit=None,
+                certificate=cert, stats={**hint, "distance_bound": str(check.bound), "delta": str(data.delta),
+                                         "harmonics": len(data.a), "boxes": data.boxes})
+
+
 def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.0) -> FateReport:
     """The certified fate of ``instance`` (a :class:`~.problem.FateProblem` or an
     :class:`~theorems.system.AttentionSystem`): consensus, non-consensus, or unknown with the reason."""
@@ -191,12 +208,12 @@ def certify_fate(instance, *, t_max: object = DEFAULT_T_MAX, t_sim: float = 400.
     X, t_hint, residual = simulate(problem, t_sim)
     hint = {"simulated_to": t_hint, "field_residual": residual}
     if residual > NEAR:
-        moving = _moving(problem, t_max, X, hint, done)
-        if moving is not None:
-            return moving
+        found = _moving(problem, t_max, X, hint, done) or _repulsion(problem, hint, done)
+        if found is not None:
+            return found
         return done(Fate.UNKNOWN, f"the float simulation has not settled by t = {t_hint:g} (|field| = {residual:.3g}): "
                                   "no candidate limit (the tokens may rotate, oscillate or converge slowly)"
-                    + (f"; {hint['moving']}" if "moving" in hint else ""), stats=hint)
+                    + "".join(f"; {hint[k]}" for k in ("moving", "repulsion") if k in hint), stats=hint)
     cap, cap_why = propose_cap_near(problem, X)
     basin, why = propose_basin(problem, X)
     if basin is None and cap is None:

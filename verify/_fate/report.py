@@ -42,6 +42,9 @@ class FateReport:
 
     @property
     def message(self) -> str:
+        if self.route == "repulsion" and self.fate is Fate.NON_CONSENSUS:
+            return ("certified: tokens 1 and 2 never meet, so the tokens never reach consensus, not even in the "
+                    "limit; they keep moving (no equilibrium or limit is claimed)")
         if self.route == "moving-consensus" and self.fate is Fate.CONSENSUS:
             return ("certified: every pairwise distance |x_i - x_j| tends to 0 (consensus); the common point is "
                     "not claimed to be fixed (it may keep moving), so no limit x* is reported")
@@ -75,6 +78,9 @@ class FateReport:
             lines.append(f"  limit: {self.limit.text}")
         elif self.route == "moving-consensus":
             lines.append("  limit: none claimed (the common point may keep moving; only |x_i - x_j| -> 0 is certified)")
+        elif self.route == "repulsion":
+            bound = Fraction(self.stats["distance_bound"])
+            lines.append(f"  limit: none claimed; |x_2(t) - x_1(t)| >= {float(bound):.6g} (exact {bound}) for every t >= 0")
         lines.append(f"  reason: {self.reason}")
         shown = ", ".join(f"{k} = {v}" for k, v in self.stats.items()
                           if k in ("steps", "wall_time_s", "t_max", "status") or (k, v) == ("enclosure", "tight"))
