@@ -3,7 +3,8 @@
     python benchmarks/bench_fate_figure.py RESULTS.jsonl [MORE.jsonl ...] --png OUT.png [--summary OUT.json]
 
 The summary counts certified fates (overall, per route, per mask and number of heads), the reasons of
-the unknown ones, the oracle agreements and the wall times; the figure shows the outcome per instance
+the unknown ones, the oracle agreements (a ``repulsion`` row: the smallest ratio of the oracle's pair distance
+to the certified bound, ``>= 1`` to agree) and the wall times; the figure shows the outcome per instance
 class, the wall time against ``N d`` and the oracle's disagreement against the entry time.
 """
 from __future__ import annotations
@@ -58,7 +59,10 @@ def summary(rows: list[dict]) -> dict:
                          f"/{sum(r['mask'] == m and r['heads'] == h for r in rows)}"
                          for m in ("full", "causal") for h in (1, 2)},
             "oracle_checked": len(checked), "oracle_agree": sum(r["agrees"] for r in checked),
-            "oracle_max_disagreement": max((r["oracle_disagreement"] for r in checked), default=None),
+            "oracle_max_disagreement": max((r["oracle_disagreement"] for r in checked if "oracle_disagreement" in r),
+                                           default=None),
+            "oracle_repulsion_min_ratio": min((r["oracle_min_ratio"] for r in checked if "oracle_min_ratio" in r),
+                                              default=None),
             "wall_median_s": walls[len(walls) // 2] if walls else None,
             "wall_certified_median_s": cwalls[len(cwalls) // 2] if cwalls else None,
             "wall_max_s": walls[-1] if walls else None,

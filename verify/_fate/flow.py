@@ -28,10 +28,10 @@ from verify.validated.step import validated_step
 Rows = tuple[tuple[arb, ...], ...]
 OPTIONS = ValidatedOptions(order=12, tol=1e-12, max_width=0.5, max_steps=4000)
 """The fate run tolerates wider enclosures than a depth window: a basin may still be entered."""
-TIGHT = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=8000, prec=192)
+TIGHT = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=20000, prec=192)
 """The second enclosure, for a run whose first one grew too wide: a remainder target six decades
 smaller at 192 bits, so the truncation errors that the flow amplifies start smaller (3-5x the time)."""
-DAMPED = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=8000, prec=192, damping=True)
+DAMPED = ValidatedOptions(order=16, tol=1e-18, max_width=0.5, max_steps=20000, prec=192, damping=True)
 """The third enclosure, for a run whose tight one grew too wide: the tight settings on the damped field
 (:class:`~verify.validated.series.Damped`: eq. 5 on the sphere, the norm of each token attracted to 1
 off it).  With eq. 5 itself an enclosure widens along the normal of token ``i`` at the rate
