@@ -100,12 +100,15 @@ def moving_bound_ratio(report, factor: float = 10.0, digits: int = 50, floor: fl
 
 
 def repulsion_ratio(report, t_end: float = 60.0, digits: int = 50, points: int = 240) -> float:
-    """For a ``repulsion`` fate: ``min_t |x_2(t) - x_1(t)| / bound`` over ``points`` equally spaced times in
-    ``(0, t_end]`` of the 50-digit oracle, ``bound`` the certified lower bound (a ratio ``>= 1`` agrees)."""
+    """For a ``repulsion`` fate: ``min_t dist(t) / bound`` over ``points`` equally spaced times in ``(0, t_end]``
+    of the 50-digit oracle, ``bound`` the certified lower bound (a ratio ``>= 1`` agrees); ``dist`` is what the
+    route bounds: ``|x_2 - x_1|`` (causal mask) or ``max_j |x_j - x_1|`` (full mask)."""
     cert = report.certificate
     bound = float(Fraction(report.stats["distance_bound"]))
     times = [t_end * (k + 1) / points for k in range(points)]
-    return float(min(np.linalg.norm(X[1] - X[0]) for X in oracle_path(cert.problem, times, digits)) / bound)
+    last = 2 if cert.problem.mask == "causal" else len(cert.problem.tokens)
+    return float(min(np.max(np.linalg.norm(X[1:last] - X[0], axis=1))
+                     for X in oracle_path(cert.problem, times, digits)) / bound)
 
 
 def limit_points(report) -> np.ndarray:

@@ -120,8 +120,11 @@ def test_tampered_data_fails(reports):
         assert not check_repulsion(p, bad).ok
     same = replace(p, tokens=(p.tokens[0], tuple(2 * v for v in p.tokens[0])) + p.tokens[2:])
     assert "same point" in check_repulsion(same, data).reason
-    full = replace(p, mask="full")
-    assert "causal mask" in check_repulsion(full, data).reason
+    assert not check_repulsion(replace(p, mask="full"), data).ok  # the pair's weight says nothing about all tokens
+    three = replace(p, tokens=tuple(row + (Fraction(0),) for row in p.tokens),
+                    heads=tuple((tuple(r + (Fraction(0),) for r in P) + ((Fraction(0),) * 3,),
+                                 tuple(r + (Fraction(0),) for r in U) + ((Fraction(0),) * 3,)) for P, U in p.heads))
+    assert "d = 2" in check_repulsion(three, data).reason
 
 
 def _set(data, path, value):
@@ -197,3 +200,118 @@ def test_the_box_bracket_encloses_the_true_bracket(reports, seed):
                     dW1 = float(weight(data, cs)[1].mid())
                     true = dW1 * f * (1 - np.cos(phi)) / phi**2 + np.sin(phi) / phi * (g - f) / phi
                     assert float(B.lower()) - 1e-9 <= true <= float(B.upper()) + 1e-9
+
+
+# Full mask: the consensus set repels (seeds 22, 42, 61).
+
+
+@pytest.fixture(scope="module")
+def full_reports():
+    return {seed: certify_fate(random_problem(seed, nonsymmetric=True), t_max=300) for seed in (22, 42, 61)}
+
+
+def _three_heads():
+    rng = np.random.default_rng(5)
+    q = lambda: tuple(tuple(Fraction(int(v), 8) for v in row) for row in rng.integers(-8, 9, (2, 2)))  # noqa: E731
+    toks = tuple((Fraction(int(v), 5), Fraction(1)) for v in rng.integers(-5, 6, 4))
+    return FateProblem(Fraction(3, 2), "full", tuple((q(), q()) for _ in range(3)), toks, True)
+
+
+@pytest.mark.parametrize("case", [22, 61, "three heads"])
+def test_full_rates_match_the_field(case):
+    """``G_j = <x_j^perp, F_j>`` and ``dG_j/dth_k`` (central differences of the validated field), at spread-out
+    tokens (not only near consensus)."""
+    from verify._fate.repulsion import full_rates
+
+    p = _three_heads() if case == "three heads" else random_problem(case, nonsymmetric=True)
+    rng = np.random.default_rng(7)
+    th = rng.uniform(0, 2 * np.pi, p.N)
+
+    def speeds(t):
+        X = np.stack([np.cos(t), np.sin(t)], axis=1)
+        F = _field(p, X)
+        return np.array([np.array([-np.sin(a), np.cos(a)]) @ F[j] for j, a in enumerate(t)])
+
+    with ctx.workprec(128):
+        heads, beta = _heads(p)
+        G, dG = full_rates(heads, beta, [(arb(np.cos(t)), arb(np.sin(t))) for t in th])
+    assert np.allclose([float(g.mid()) for g in G], speeds(th), atol=1e-12)
+    eps = 1e-5
+    for k in range(p.N):
+        e = np.zeros(p.N)
+        e[k] = eps
+        fd = (speeds(th + e) - speeds(th - e)) / (2 * eps)
+        assert np.allclose([float(dG[j][k].mid()) for j in range(p.N)], fd, atol=1e-7), k
+
+
+@pytest.mark.parametrize("seed", [22, 61])
+def test_full_quadratic_encloses_the_true_derivative(full_reports, seed):
+    """At random ``th_1`` in a box and ``phi`` in the band: ``V'/e^W = W' G_1 S + sum_j sin phi_j (G_j - G_1)``
+    (validated field) lies in ``phi^T Q phi`` evaluated with the interval matrix ``Q``."""
+    from verify._fate.repulsion import box, full_quadratic, harmonics_box, weight
+
+    data = full_reports[seed].certificate.repulsion
+    p = random_problem(seed, nonsymmetric=True)
+    rng = np.random.default_rng(3)
+    M, delta = 512, Fraction(1, 64)
+    with ctx.workprec(128):
+        heads, beta = _heads(p)
+        for m in rng.choice(M, 5, replace=False):
+            u = box(M, int(m))
+            _, dW = weight(data, harmonics_box(u, len(data.a)))
+            Q = full_quadratic(heads, beta, u, dW, p.N, delta)
+            for _ in range(3):
+                t1 = float(np.pi * (2 * int(m) + 2 * rng.uniform()) / M)
+                phi = rng.uniform(-1, 1, p.N - 1) * float(delta)
+                t = np.concatenate([[t1], t1 + phi])
+                F = _field(p, np.stack([np.cos(t), np.sin(t)], axis=1))
+                G = np.array([np.array([-np.sin(a), np.cos(a)]) @ F[j] for j, a in enumerate(t)])
+                cs = [(arb(np.cos(k * t1)), arb(np.sin(k * t1))) for k in range(1, len(data.a) + 1)]
+                dW1 = float(weight(data, cs)[1].mid())
+                true = dW1 * G[0] * np.sum(1 - np.cos(phi)) + np.sum(np.sin(phi) * (G[1:] - G[0]))
+                quad = sum((Q[j][k] * arb(phi[j]) * arb(phi[k]) for j in range(p.N - 1) for k in range(p.N - 1)), arb(0))
+                scale = float(np.sum(phi ** 2))
+                assert float(quad.lower()) - 1e-9 * scale <= true <= float(quad.upper()) + 1e-9 * scale
+
+
+@pytest.mark.parametrize("seed", [22, 42, 61])
+def test_full_certified_rechecked_and_simulated(full_reports, seed):
+    """Certified, re-checked from JSON, and a float simulation to t = 300 keeps max_j |x_j - x_1| above the bound."""
+    from scipy.integrate import solve_ivp
+
+    from verify._fate.hints import float_field
+    r = full_reports[seed]
+    assert r.fate is Fate.NON_CONSENSUS and r.route == "repulsion" and r.entry_time == 0
+    assert certificate_from_json(json.loads(json.dumps(r.certificate.to_json()))).recheck().holds
+    assert "max_j |x_j(t) - x_1(t)| >=" in r.render()
+    p = random_problem(seed, nonsymmetric=True)
+    X0 = np.array([[float(v) for v in row] for row in p.tokens])
+    X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
+    sol = solve_ivp(lambda t, y: float_field(p, y.reshape(p.N, 2)).ravel(), (0, 300), X0.ravel(), method="DOP853",
+                    rtol=1e-11, atol=1e-13, t_eval=np.linspace(0, 300, 6001))
+    Y = sol.y.T.reshape(-1, p.N, 2)
+    spread = np.max(np.linalg.norm(Y[:, 1:] - Y[:, :1], axis=2), axis=1)
+    assert spread.min() >= float(Fraction(r.stats["distance_bound"]))
+
+
+@pytest.mark.parametrize("seed", [25, 26, 36])
+def test_full_mask_consensus_is_not_certified(full_reports, seed):
+    """Full-mask d = 2 instances that reach consensus (25, 36: a limit point; 26: a rotating cluster): no
+    proposal, and neither the weights of 22 and 61 nor W = 0 prove a repulsion."""
+    p = random_problem(seed, nonsymmetric=True)
+    assert propose_repulsion(p)[0] is None
+    zero = Repulsion((Fraction(0),), (Fraction(0),), Fraction(1, 1024), 2048)
+    for attempt in (full_reports[22].certificate.repulsion, full_reports[61].certificate.repulsion, zero):
+        assert not check_repulsion(p, attempt).ok
+
+
+def test_full_mask_tampering_fails(full_reports):
+    cert = full_reports[61].certificate
+    p, data = cert.problem, cert.repulsion
+    for bad in (replace(data, a=tuple(-v for v in data.a), b=tuple(-v for v in data.b)),
+                replace(data, delta=Fraction(1, 8)), replace(data, boxes=64)):
+        assert not check_repulsion(p, bad).ok
+    together = replace(p, tokens=(p.tokens[0],) * p.N)
+    assert "consensus at t = 0" in check_repulsion(together, data).reason
+    nine = replace(p, tokens=p.tokens + p.tokens[:4])
+    assert "at most 8 tokens" in check_repulsion(nine, data).reason

@@ -82,9 +82,11 @@ class FateCertificate:
                  "moving-consensus": "the diameter bound of the moving-consensus lemma (docs/fate.md)",
                  "repulsion": ""}[self.route]
         if self.route == "repulsion":
-            return (f"eq. 5, causal mask, N = {p.N}, d = 2, {len(p.heads)} head(s), beta = {p.beta}, the stored tokens: "
-                    "tokens 1 and 2 repel on average (the weighted V = e^W (1 - cos phi) grows near phi = 0), so "
-                    "|x_2(t) - x_1(t)| stays above a positive bound for every t >= 0: no consensus, not even in the limit")
+            which = ("tokens 1 and 2 repel (the weighted V = e^W (1 - cos phi) grows near phi = 0), so |x_2(t) - x_1(t)|"
+                     if p.mask == "causal" else "the consensus set repels (the weighted V = e^W sum_j (1 - cos phi_j) grows "
+                     "near it), so max_j |x_j(t) - x_1(t)|")
+            return (f"eq. 5, {p.mask} mask, N = {p.N}, d = 2, {len(p.heads)} head(s), beta = {p.beta}, the stored tokens: "
+                    f"{which} stays above a positive bound for every t >= 0: no consensus, not even in the limit")
         if self.route == "moving-consensus":
             return (f"eq. 5, {p.mask} mask, N = {p.N}, d = {p.d}, {len(p.heads)} head(s), beta = {p.beta}, the stored "
                     f"tokens: the tokens satisfy {where} by t = {self.entry}, so every |x_i - x_j| -> 0 (consensus; "

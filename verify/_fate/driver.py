@@ -131,8 +131,9 @@ def _moving(problem: FateProblem, t_max: Fraction, X, hint: dict, done) -> FateR
 
 
 def _repulsion(problem: FateProblem, hint: dict, done) -> FateReport | None:
-    """Causal mask, ``d = 2``, token 1 rotating: tokens 1 and 2 never meet (:mod:`.repulsion`), no integration."""
-    if problem.mask != "causal" or problem.d != 2:
+    """``d = 2``: the tokens never reach consensus (:mod:`.repulsion`: causal, tokens 1 and 2 never meet; full mask,
+    the consensus set repels), no integration."""
+    if problem.d != 2:
         return None
     from .repulsion_hints import propose_repulsion
 

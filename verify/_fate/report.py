@@ -43,8 +43,8 @@ class FateReport:
     @property
     def message(self) -> str:
         if self.route == "repulsion" and self.fate is Fate.NON_CONSENSUS:
-            return ("certified: tokens 1 and 2 never meet, so the tokens never reach consensus, not even in the "
-                    "limit; they keep moving (no equilibrium or limit is claimed)")
+            return ("certified: the tokens never reach consensus, not even in the limit: their diameter stays above "
+                    "the reported bound for all time (no equilibrium or limit is claimed)")
         if self.route == "moving-consensus" and self.fate is Fate.CONSENSUS:
             return ("certified: every pairwise distance |x_i - x_j| tends to 0 (consensus); the common point is "
                     "not claimed to be fixed (it may keep moving), so no limit x* is reported")
@@ -80,7 +80,8 @@ class FateReport:
             lines.append("  limit: none claimed (the common point may keep moving; only |x_i - x_j| -> 0 is certified)")
         elif self.route == "repulsion":
             bound = Fraction(self.stats["distance_bound"])
-            lines.append(f"  limit: none claimed; |x_2(t) - x_1(t)| >= {float(bound):.6g} (exact {bound}) for every t >= 0")
+            pair = "|x_2(t) - x_1(t)|" if self.certificate.problem.mask == "causal" else "max_j |x_j(t) - x_1(t)|"
+            lines.append(f"  limit: none claimed; {pair} >= {float(bound):.6g} (exact {bound}) for every t >= 0")
         lines.append(f"  reason: {self.reason}")
         shown = ", ".join(f"{k} = {v}" for k, v in self.stats.items()
                           if k in ("steps", "wall_time_s", "t_max", "status") or (k, v) == ("enclosure", "tight"))

@@ -1,4 +1,6 @@
-"""Causal mask, ``d = 2``: token 2 never meets token 1, so the tokens never reach consensus (no simulation).
+"""``d = 2``: the tokens never reach consensus, proved for all time without a simulation (route ``repulsion``).
+
+Causal mask: token 2 never meets token 1.  Full mask (below): the set where all tokens coincide repels.
 
 Under the causal mask tokens 1 and 2 form a closed system (row ``i`` sees the tokens ``j <= i``).  On the
 circle write ``x = (cos th, sin th)``, ``x^perp = (-sin th, cos th)``, ``phi = th_2 - th_1``.  Token 1 alone:
@@ -29,6 +31,22 @@ there ``0 < |phi| <= delta``, so ``V' > 0`` and ``V > c*`` just after ``t_0``, a
 always, and ``|x_2 - x_1|^2 = 2 (1 - cos phi) >= 2 c* / max w``.  QED.  The claim is for all time and every
 ``N`` (the other tokens do not act on tokens 1 and 2), but only for exact starting points.
 
+**Full mask** (``N <= 8``).  No pair is closed, so all tokens at once: ``G_j(th_1, .., th_N)`` is token ``j``'s
+angular speed, ``phi_j = th_j - th_1`` (``j = 2..N``), ``S = sum_j (1 - cos phi_j)``, ``V = e^{W(th_1)} S``.
+Check (a'): some token is not at token 1 at ``t = 0`` (exact).  Check (b'): for every box ``Th`` of ``th_1`` and
+the box ``[-delta, delta]^{N-1}`` of ``phi``, the symmetric part of the interval matrix ``Q_jk = s M_jk +
+[j = k] W'(Th) G_1 c`` is diagonally dominant with a positive diagonal (Gershgorin: every matrix in it is
+positive definite), where ``M_jk`` encloses ``d(G_j - G_1)/dth_k`` and ``G_1`` token 1's speed over the box,
+``c`` and ``s`` as in (b) with ``r = delta``.  *Proof.*  All tokens at one point move together, so
+``G_j - G_1 = 0`` at ``phi = 0``, and ``th_j' - th_1' = sum_k phi_k Mbar_jk`` with ``Mbar_jk = int_0^1
+d(G_j - G_1)/dth_k (th_1, s phi) ds`` in ``M_jk`` (the segment lies in the box).  Then ``V' = e^W (W' G_1 S +
+sum_j sin phi_j (th_j' - th_1')) = e^W phi^T Q phi`` for a matrix ``Q`` in the interval matrix, ``> 0``
+whenever ``0 < max_j |phi_j| <= delta``.  ``V < c* = min(V(0), e^{min W} (1 - cos delta))`` forces every
+``|phi_j| < delta``; as above ``V >= c*`` for all ``t >= 0``, so ``max_j (1 - cos phi_j) >= S/(N - 1)`` gives
+``max_j |x_j(t) - x_1(t)|^2 >= 2 c* e^{-max W} / (N - 1)``: the diameter never tends to 0.  By the
+permutation symmetry of the full mask, the linearisation across the consensus set is ``h(th)`` times the
+identity (``M`` is diagonal at ``phi = 0``), so the same scalar weight works as for the pair.
+
 Where ``W`` comes from (outside the proof, :mod:`.repulsion_hints`): along token 1's rotation, ``W' =
 2 (kappa - h) / f`` with ``h(th) = dg/dth_2 (th, th)`` and ``kappa`` the time average of ``h`` over one turn
 makes the bracket at ``phi = 0`` equal to ``kappa``: a positive average repulsion suffices even where ``h < 0``.
@@ -49,7 +67,8 @@ PRECISION = 128
 MAX_BOXES = 2**16
 MAX_HARMONICS = 64
 PIECES = 4
-"""Pieces of ``[-delta, delta]`` per box of ``th_1``."""
+"""Pieces of ``[-delta, delta]`` per box of ``th_1`` (causal mask)."""
+MAX_FULL_N = 8
 
 
 @final
@@ -67,12 +86,15 @@ class RepulsionCheck:
     ok: bool
     reason: str
     bound: Fraction | None = None
-    """A rational lower bound of ``|x_2(t) - x_1(t)|`` for every ``t >= 0``."""
+    """A rational lower bound, for every ``t >= 0``, of ``|x_2(t) - x_1(t)|`` (causal) or ``max_j |x_j(t) - x_1(t)|``
+    (full mask); either is at most the diameter."""
 
 
 def _problem(problem: FateProblem, data: Repulsion) -> str:
-    if problem.mask != "causal" or problem.d != 2 or problem.N < 2:
-        return "the repulsion route needs the causal mask, d = 2 and at least two tokens"
+    if problem.d != 2 or problem.N < 2:
+        return "the repulsion route needs d = 2 and at least two tokens"
+    if problem.mask == "full" and problem.N > MAX_FULL_N:
+        return f"the full-mask repulsion route takes at most {MAX_FULL_N} tokens"
     if len(data.a) != len(data.b) or not 1 <= len(data.a) <= MAX_HARMONICS:
         return f"W needs 1..{MAX_HARMONICS} harmonics, as many a_k as b_k"
     if not all(isinstance(v, Fraction) for v in (*data.a, *data.b, data.delta)):
@@ -84,10 +106,15 @@ def _problem(problem: FateProblem, data: Repulsion) -> str:
     return ""
 
 
+def _same_point(u, v) -> bool:
+    """``u / |u| == v / |v|`` exactly (parallel with a positive dot product)."""
+    return u[0] * v[1] - u[1] * v[0] == 0 and u[0] * v[0] + u[1] * v[1] > 0
+
+
 def _distinct(problem: FateProblem) -> bool:
-    """``c_1 / |c_1| != c_2 / |c_2|`` exactly: not (parallel with a positive dot product)."""
-    (p, q), (r, s) = problem.tokens[0], problem.tokens[1]
-    return p * s - q * r != 0 or p * r + q * s < 0
+    """Causal: token 2 is not at token 1; full mask: some token is not at token 1 (exact)."""
+    others = problem.tokens[1:2] if problem.mask == "causal" else problem.tokens[1:]
+    return any(not _same_point(problem.tokens[0], v) for v in others)
 
 
 def _heads(problem: FateProblem):
@@ -126,6 +153,71 @@ def token2_slope(heads, beta, c1, s1, c2, s2):
         v = [a21 * x1[i] + a22 * x2[i] for i in range(2)]
         dv = [da21 * (x1[i] - x2[i]) + a22 * x2p[i] for i in range(2)]
         out += _dot(x2p, _mv(U, dv)) - _dot(x2, _mv(U, v))
+    return out
+
+
+def full_rates(heads, beta, xs):
+    """Full mask: the angular speeds ``G_j = <x_j^perp, x_j'>`` and their derivatives ``dG[j][k] = dG_j / dth_k``
+    at the tokens ``xs = [(cos th_j, sin th_j)]`` (balls).  With ``v_j = sum_l a_jl x_l``: for ``k != j``,
+    ``ds_jk = beta <x_j, P x_k^perp>`` and ``dv_j = a_jk (ds_jk (x_k - v_j) + x_k^perp)``; for ``k = j``,
+    ``ds_jl = beta (<x_j^perp, P x_l> + [l = j] <x_j, P x_j^perp>)``, ``dv_j = sum_l a_jl (ds_jl - sum_m a_jm ds_jm) x_l
+    + a_jj x_j^perp`` and ``dG_jj`` gains ``-<x_j, U v_j>``."""
+    N = len(xs)
+    X = [[c, s] for c, s in xs]
+    Xp = [[-s, c] for c, s in xs]
+    G = [arb(0) for _ in range(N)]
+    dG = [[arb(0) for _ in range(N)] for _ in range(N)]
+    for P, U in heads:
+        PX, PXp = [_mv(P, x) for x in X], [_mv(P, x) for x in Xp]
+        for j in range(N):
+            sc = [beta * _dot(X[j], PX[l]) for l in range(N)]
+            top = max(range(N), key=lambda l: sc[l].mid())
+            e = [(sc[l] - sc[top]).exp() for l in range(N)]
+            z = sum(e, arb(0))
+            a = [v / z for v in e]
+            v = [sum((a[l] * X[l][i] for l in range(N)), arb(0)) for i in range(2)]
+            G[j] += _dot(Xp[j], _mv(U, v))
+            for k in range(N):
+                if k != j:
+                    ds = beta * _dot(X[j], PXp[k])
+                    dv = [a[k] * (ds * (X[k][i] - v[i]) + Xp[k][i]) for i in range(2)]
+                    dG[j][k] += _dot(Xp[j], _mv(U, dv))
+                else:
+                    ds = [beta * (_dot(Xp[j], PX[l]) + (_dot(X[j], PXp[j]) if l == j else 0)) for l in range(N)]
+                    mean = sum((a[l] * ds[l] for l in range(N)), arb(0))
+                    dv = [sum((a[l] * (ds[l] - mean) * X[l][i] for l in range(N)), arb(0)) + a[j] * Xp[j][i]
+                          for i in range(2)]
+                    dG[j][j] += _dot(Xp[j], _mv(U, dv)) - _dot(X[j], _mv(U, v))
+    return G, dG
+
+
+def full_quadratic(heads, beta, u: arb, dW: arb, N: int, delta: Fraction) -> list[list[arb]]:
+    """Full mask: the interval matrix ``Q`` (indices ``j, k = 2..N``) with ``V' = e^W phi^T Q phi`` over
+    ``th_1 = pi u`` and every ``phi_j = th_j - th_1`` in ``[-delta, delta]``: ``Q_jk = s M_jk + [j = k] W' G_1 c``,
+    ``M_jk`` enclosing ``d(G_j - G_1)/dth_k`` over that box (the integral mean value form of
+    ``th_j' - th_1' = sum_k phi_k int_0^1 d(G_j - G_1)/dth_k (th_1, s phi) ds``)."""
+    r = rational_ball(delta)
+    phi = arb(0, r.upper())
+    s1, c1 = u.sin_cos_pi()
+    others = (u * arb.pi() + phi).sin_cos()
+    xs = [(c1, s1)] + [(others[1], others[0])] * (N - 1)
+    G, dG = full_rates(heads, beta, xs)
+    cph = rational_ball(Fraction(1, 2)) - r * r / 48 + arb(0, (r * r / 48).upper())
+    sph = 1 - r * r / 12 + arb(0, (r * r / 12).upper())
+    Q = [[sph * (dG[j][k] - dG[0][k]) for k in range(1, N)] for j in range(1, N)]
+    for j in range(N - 1):
+        Q[j][j] += dW * G[0] * cph
+    return Q
+
+
+def dominant(Q: list[list[arb]]) -> arb:
+    """``min_j (Qs_jj - sum_{k != j} |Qs_jk|)`` for ``Qs = (Q + Q^T)/2``: positive proves ``phi^T Q phi > 0`` for
+    every ``phi != 0`` and every matrix in the interval matrix (Gershgorin)."""
+    n = len(Q)
+    out = None
+    for j in range(n):
+        row = Q[j][j] - sum((abs((Q[j][k] + Q[k][j]) / 2) for k in range(n) if k != j), arb(0))
+        out = row if out is None else (row if row.lower() < out.lower() else out)
     return out
 
 
@@ -182,13 +274,16 @@ def _unit(row) -> list[arb]:
 
 
 def check_repulsion(problem: FateProblem, data: Repulsion) -> RepulsionCheck:
-    """Steps (a) and (b) of the module docstring and the distance bound (exact rationals and arb balls)."""
+    """Steps (a) and (b) of the module docstring (causal mask) or of the full-mask lemma, and the distance
+    bound (exact rationals and arb balls)."""
     why = _problem(problem, data)
     if why:
         return RepulsionCheck(False, why)
+    causal = problem.mask == "causal"
     if not _distinct(problem):
-        return RepulsionCheck(False, "tokens 1 and 2 start at the same point")
-    K, M, delta = len(data.a), data.boxes, data.delta
+        return RepulsionCheck(False, "tokens 1 and 2 start at the same point" if causal
+                              else "every token starts at token 1's point (consensus at t = 0)")
+    K, M, delta, N = len(data.a), data.boxes, data.delta, problem.N
     with ctx.workprec(PRECISION):
         heads, beta = _heads(problem)
         D = rational_ball(delta)
@@ -196,36 +291,42 @@ def check_repulsion(problem: FateProblem, data: Repulsion) -> RepulsionCheck:
         worst = None
         for m in range(M):
             u = box(M, m)
-            cs = harmonics_box(u, K)
-            W, dW = weight(data, cs)
+            W, dW = weight(data, harmonics_box(u, K))
             W_lo = W.lower() if W_lo is None else min(W_lo, W.lower())
             W_hi = W.upper() if W_hi is None else max(W_hi, W.upper())
-            s1, c1 = u.sin_cos_pi()
-            f = token1_speed(heads, c1, s1)
-            for j in range(PIECES):
-                lo, hi = -delta + 2 * delta * j / PIECES, -delta + 2 * delta * (j + 1) / PIECES
-                bracket = piece_bracket(heads, beta, u, c1, s1, dW * f, lo, hi)
-                if not bracket > 0:
-                    return RepulsionCheck(False, f"the bracket W' f c + s k is not proved positive on the box "
-                                                 f"th_1 in pi [{2 * m}/{M}, {2 * m + 2}/{M}], phi in [{lo}, {hi}] "
-                                                 f"(lower bound {float(bracket.lower()):.3g})")
-                low = bracket.lower()
-                worst = low if worst is None else min(worst, low)
-        x1, x2 = _unit(problem.tokens[0]), _unit(problem.tokens[1])
-        W0, _ = weight(data, _harmonics_point(x1[0], x1[1], K))
-        V0 = W0.exp() * (1 - _dot(x1, x2))
+            if causal:
+                s1, c1 = u.sin_cos_pi()
+                f = token1_speed(heads, c1, s1)
+                pieces = [(-delta + 2 * delta * j / PIECES, -delta + 2 * delta * (j + 1) / PIECES) for j in range(PIECES)]
+                values = [(lo, hi, piece_bracket(heads, beta, u, c1, s1, dW * f, lo, hi)) for lo, hi in pieces]
+            else:
+                values = [(-delta, delta, dominant(full_quadratic(heads, beta, u, dW, N, delta)))]
+            for lo, hi, value in values:
+                if not value > 0:
+                    what = "the bracket W' f c + s k" if causal else "the diagonal dominance of (Q + Q^T)/2"
+                    return RepulsionCheck(False, f"{what} is not proved positive on the box th_1 in pi [{2 * m}/{M}, "
+                                                 f"{2 * m + 2}/{M}], phi in [{lo}, {hi}] (lower bound "
+                                                 f"{float(value.lower()):.3g})")
+                worst = value.lower() if worst is None else min(worst, value.lower())
+        xs = [_unit(row) for row in problem.tokens[:2 if causal else N]]
+        W0, _ = weight(data, _harmonics_point(xs[0][0], xs[0][1], K))
+        V0 = W0.exp() * sum((1 - _dot(xs[0], x) for x in xs[1:]), arb(0))
         band = W_lo.exp() * (1 - D.cos())
         cstar = arb(min(V0.lower(), band.lower()))  # <= V(0) and <= e^{min W} (1 - cos delta)
         if not cstar > 0:
             return RepulsionCheck(False, "V(0) or the band level is not proved positive")
-        bound2 = 2 * cstar / arb(W_hi).exp()
+        bound2 = 2 * cstar / arb(W_hi).exp() / (len(xs) - 1)
         bound = _down(bound2.lower().sqrt())
         if not bound > 0:
             return RepulsionCheck(False, "the distance bound is not proved positive")
-    return RepulsionCheck(True, f"tokens 1 and 2 (closed under the causal mask) repel on average: V = e^W (1 - cos phi) "
-                                f"increases wherever 0 < |phi| <= {delta} ({M} boxes x {PIECES} pieces, smallest bracket "
-                                f"{float(worst):.3g}), so |x_2(t) - x_1(t)| >= {float(bound):.3g} for every t >= 0",
-                          bound)
+    if causal:
+        return RepulsionCheck(True, f"tokens 1 and 2 (closed under the causal mask) repel on average: V = e^W (1 - cos phi) "
+                                    f"increases wherever 0 < |phi| <= {delta} ({M} boxes x {PIECES} pieces, smallest "
+                                    f"bracket {float(worst):.3g}), so |x_2(t) - x_1(t)| >= {float(bound):.3g} for every t >= 0",
+                              bound)
+    return RepulsionCheck(True, f"the consensus set repels (full mask): V = e^W sum_j (1 - cos phi_j) increases wherever "
+                                f"0 < max_j |phi_j| <= {delta} ({M} boxes, smallest dominance margin {float(worst):.3g}), "
+                                f"so max_j |x_j(t) - x_1(t)| >= {float(bound):.3g} for every t >= 0", bound)
 
 
 def _down(x: arb) -> Fraction:
@@ -233,5 +334,6 @@ def _down(x: arb) -> Fraction:
     return Fraction(int((x.lower() * 2**64).floor().unique_fmpz()), 2**64)
 
 
-__all__ = ["PIECES", "Repulsion", "RepulsionCheck", "box", "check_repulsion", "piece_bracket", "token1_speed",
+__all__ = ["PIECES", "Repulsion", "RepulsionCheck", "box", "check_repulsion", "dominant", "full_quadratic", "full_rates",
+           "piece_bracket", "token1_speed",
            "token2_slope", "harmonics_box", "weight"]
