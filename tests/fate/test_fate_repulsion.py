@@ -315,3 +315,13 @@ def test_full_mask_tampering_fails(full_reports):
     assert "consensus at t = 0" in check_repulsion(together, data).reason
     nine = replace(p, tokens=p.tokens + p.tokens[:4])
     assert "at most 8 tokens" in check_repulsion(nine, data).reason
+
+
+def test_dominance_with_an_unbounded_row_fails():
+    """A NaN or infinite row (a softmax over a too-wide box) is never skipped, whatever its position."""
+    from verify._fate.repulsion import dominant
+
+    one, zero, nan = arb(1), arb(0), arb("nan")
+    for Q in ([[one, zero], [zero, nan]], [[nan, zero], [zero, one]], [[one, zero], [zero, arb("inf")]]):
+        assert not dominant(Q) > 0
+    assert dominant([[one, zero], [zero, one]]) > 0

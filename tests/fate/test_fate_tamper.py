@@ -73,6 +73,19 @@ def test_malformed_certificate_is_bad_input(golden, name):
         certificate_from_json(_set(golden, path, value))
 
 
+@pytest.mark.parametrize("path,value,field", [
+    (("instance", "beta"), "0", "certificate.instance.beta"),
+    (("instance", "tokens", 1), ["0", "0", "0"], "certificate.instance.tokens[1]"),
+    (("instance", "beta"), "-1/2", "certificate.instance.beta"),
+])
+def test_instance_errors_name_the_path_in_the_file(golden, path, value, field):
+    """The instance's own checks (a rational > 0, nonzero tokens) name the field by its path in the certificate
+    and show the value as written there."""
+    with pytest.raises(InvalidInput) as err:
+        certificate_from_json(_set(golden, path, value))
+    assert err.value.field == field and "Fraction" not in str(err.value)
+
+
 @pytest.mark.parametrize("seed", [201, 202, 207])  # non-consensus, cap, two-head basin
 def test_small_random_instances_agree_with_50_digit_simulation(seed):
     report = certify_fate(random_problem(seed, max_N=3, max_d=3), t_max=60)

@@ -172,8 +172,17 @@ def _instance(value: Any) -> FateProblem:
     if not isinstance(name, str) or len(name) > 200:
         raise InvalidInput("certificate.instance.name", "a string of at most 200 characters", type(name).__name__)
     beta = _q(obj["beta"], "certificate.instance.beta")
-    return FateProblem(beta, obj["mask"], tuple(heads), _matrix(tokens_raw, "certificate.instance.tokens", len(tokens_raw), d),
-                       obj["normalize"], name)
+    tokens = _matrix(tokens_raw, "certificate.instance.tokens", len(tokens_raw), d)
+    try:
+        return FateProblem(beta, obj["mask"], tuple(heads), tokens, obj["normalize"], name)
+    except InvalidInput as exc:  # the instance's own checks, named by their path in the file
+        got = exc.got if not isinstance(exc.got, (Fraction, tuple)) else _text(exc.got)
+        raise InvalidInput(f"certificate.instance.{exc.field}", exc.expected, got, exc.hint) from None
+
+
+def _text(value):
+    """A Fraction, or a tuple of them, as the strings the file holds."""
+    return str(value) if isinstance(value, Fraction) else [_text(v) for v in value]
 
 
 def _basin(value: Any, problem: FateProblem) -> Basin:

@@ -217,6 +217,8 @@ def dominant(Q: list[list[arb]]) -> arb:
     out = None
     for j in range(n):
         row = Q[j][j] - sum((abs((Q[j][k] + Q[k][j]) / 2) for k in range(n) if k != j), arb(0))
+        if not row.is_finite():  # an unbounded or NaN row fails the test (NaN compares false with everything)
+            return arb("nan")
         out = row if out is None else (row if row.lower() < out.lower() else out)
     return out
 
