@@ -39,6 +39,29 @@ def _field(problem: FateProblem, X: np.ndarray) -> np.ndarray:
         return np.array([[float(F[i, a].mid()) for a in range(F.ncols())] for i in range(F.nrows())])
 
 
+def _angular_speeds(problem: FateProblem, th: np.ndarray) -> np.ndarray:
+    """``<x_j^perp, F_j>`` for tokens at the angles ``th`` (the validated field)."""
+    F = _field(problem, np.stack([np.cos(th), np.sin(th)], axis=1))
+    return np.array([np.array([-np.sin(a), np.cos(a)]) @ F[j] for j, a in enumerate(th)])
+
+
+def _sample_boxes(data: Repulsion, M: int, count: int, rng):
+    """``(m, u, W')`` on ``count`` random boxes ``th_1 = pi u`` of ``M`` (call inside a 128-bit scope)."""
+    from verify._fate.repulsion import box, harmonics_box, weight
+
+    for m in rng.choice(M, count, replace=False):
+        u = box(M, int(m))
+        yield int(m), u, weight(data, harmonics_box(u, len(data.a)))[1]
+
+
+def _dW_at(data: Repulsion, t1: float) -> float:
+    """``W'(t1)`` as a float."""
+    from verify._fate.repulsion import weight
+
+    cs = [(arb(np.cos(k * t1)), arb(np.sin(k * t1))) for k in range(1, len(data.a) + 1)]
+    return float(weight(data, cs)[1].mid())
+
+
 @pytest.mark.parametrize("seed", [47, 53, 18])
 def test_the_speeds_match_the_field(seed):
     """``f = <x_1^perp, F_1>`` and ``dg/dth_2`` (``g = <x_2^perp, F_2>``) against the validated field."""
@@ -172,7 +195,7 @@ def test_the_box_bracket_encloses_the_true_bracket(reports, seed):
     ``W' f (1 - cos phi)/phi^2 + (sin phi/phi) (g(th_1, th_1 + phi) - f(th_1))/phi`` (from the trusted field)
     lies inside the arb enclosure; also for seed 18 (a merging pair) with seed 47's weight, which does
     not fit it."""
-    from verify._fate.repulsion import PIECES, box, harmonics_box, piece_bracket, weight
+    from verify._fate.repulsion import PIECES, piece_bracket
 
     data = reports[47].certificate.repulsion
     p = random_problem(seed, nonsymmetric=True)
@@ -180,25 +203,18 @@ def test_the_box_bracket_encloses_the_true_bracket(reports, seed):
     M, delta = 256, Fraction(1, 8)
     with ctx.workprec(128):
         heads, beta = _heads(p)
-        for m in rng.choice(M, 6, replace=False):
-            u = box(M, int(m))
-            W, dW = weight(data, harmonics_box(u, len(data.a)))
+        for m, u, dW in _sample_boxes(data, M, 6, rng):
             s1, c1 = u.sin_cos_pi()
             dWf = dW * token1_speed(heads, c1, s1)
             for j in range(PIECES):
                 lo, hi = -delta + 2 * delta * j / PIECES, -delta + 2 * delta * (j + 1) / PIECES
                 B = piece_bracket(heads, beta, u, c1, s1, dWf, lo, hi)
                 for _ in range(3):
-                    t1 = float(np.pi * (2 * int(m) + 2 * rng.uniform()) / M)
+                    t1 = float(np.pi * (2 * m + 2 * rng.uniform()) / M)
                     phi = float(lo + (hi - lo) * rng.uniform())
-                    X = np.tile([np.cos(t1), np.sin(t1)], (p.N, 1))
-                    f = float(np.array([-np.sin(t1), np.cos(t1)]) @ _field(p, X)[0])
-                    Y = X.copy()
-                    Y[1] = [np.cos(t1 + phi), np.sin(t1 + phi)]
-                    g = float(np.array([-np.sin(t1 + phi), np.cos(t1 + phi)]) @ _field(p, Y)[1])
-                    cs = [(arb(np.cos(k * t1)), arb(np.sin(k * t1))) for k in range(1, len(data.a) + 1)]
-                    dW1 = float(weight(data, cs)[1].mid())
-                    true = dW1 * f * (1 - np.cos(phi)) / phi**2 + np.sin(phi) / phi * (g - f) / phi
+                    f = _angular_speeds(p, np.full(p.N, t1))[0]
+                    g = _angular_speeds(p, np.array([t1, t1 + phi] + [t1] * (p.N - 2)))[1]
+                    true = _dW_at(data, t1) * f * (1 - np.cos(phi)) / phi**2 + np.sin(phi) / phi * (g - f) / phi
                     assert float(B.lower()) - 1e-9 <= true <= float(B.upper()) + 1e-9
 
 
@@ -228,9 +244,7 @@ def test_full_rates_match_the_field(case):
     th = rng.uniform(0, 2 * np.pi, p.N)
 
     def speeds(t):
-        X = np.stack([np.cos(t), np.sin(t)], axis=1)
-        F = _field(p, X)
-        return np.array([np.array([-np.sin(a), np.cos(a)]) @ F[j] for j, a in enumerate(t)])
+        return _angular_speeds(p, t)
 
     with ctx.workprec(128):
         heads, beta = _heads(p)
@@ -248,7 +262,7 @@ def test_full_rates_match_the_field(case):
 def test_full_quadratic_encloses_the_true_derivative(full_reports, seed):
     """At random ``th_1`` in a box and ``phi`` in the band: ``V'/e^W = W' G_1 S + sum_j sin phi_j (G_j - G_1)``
     (validated field) lies in ``phi^T Q phi`` evaluated with the interval matrix ``Q``."""
-    from verify._fate.repulsion import box, full_quadratic, harmonics_box, weight
+    from verify._fate.repulsion import full_quadratic
 
     data = full_reports[seed].certificate.repulsion
     p = random_problem(seed, nonsymmetric=True)
@@ -256,19 +270,13 @@ def test_full_quadratic_encloses_the_true_derivative(full_reports, seed):
     M, delta = 512, Fraction(1, 64)
     with ctx.workprec(128):
         heads, beta = _heads(p)
-        for m in rng.choice(M, 5, replace=False):
-            u = box(M, int(m))
-            _, dW = weight(data, harmonics_box(u, len(data.a)))
+        for m, u, dW in _sample_boxes(data, M, 5, rng):
             Q = full_quadratic(heads, beta, u, dW, p.N, delta)
             for _ in range(3):
-                t1 = float(np.pi * (2 * int(m) + 2 * rng.uniform()) / M)
+                t1 = float(np.pi * (2 * m + 2 * rng.uniform()) / M)
                 phi = rng.uniform(-1, 1, p.N - 1) * float(delta)
-                t = np.concatenate([[t1], t1 + phi])
-                F = _field(p, np.stack([np.cos(t), np.sin(t)], axis=1))
-                G = np.array([np.array([-np.sin(a), np.cos(a)]) @ F[j] for j, a in enumerate(t)])
-                cs = [(arb(np.cos(k * t1)), arb(np.sin(k * t1))) for k in range(1, len(data.a) + 1)]
-                dW1 = float(weight(data, cs)[1].mid())
-                true = dW1 * G[0] * np.sum(1 - np.cos(phi)) + np.sum(np.sin(phi) * (G[1:] - G[0]))
+                G = _angular_speeds(p, np.concatenate([[t1], t1 + phi]))
+                true = _dW_at(data, t1) * G[0] * np.sum(1 - np.cos(phi)) + np.sum(np.sin(phi) * (G[1:] - G[0]))
                 quad = sum((Q[j][k] * arb(phi[j]) * arb(phi[k]) for j in range(p.N - 1) for k in range(p.N - 1)), arb(0))
                 scale = float(np.sum(phi ** 2))
                 assert float(quad.lower()) - 1e-9 * scale <= true <= float(quad.upper()) + 1e-9 * scale
