@@ -98,19 +98,25 @@ def test_certified_and_rechecked(reports, seed):
     assert "never reach consensus" in r.message and "|x_2(t) - x_1(t)| >=" in r.render()
 
 
-@pytest.mark.parametrize("seed", [47, 53])
-def test_a_float_simulation_stays_above_the_bound(reports, seed):
-    """DOP853 at rtol 1e-11 to t = 300 (many turns of token 1): the pair distance never drops below the
-    certified bound (the 50-digit oracle of benchmarks/bench_fate.py does the same to t = 60)."""
+def _simulate(seed: int, t_end: float = 300.0) -> np.ndarray:
+    """The tokens ``(T, N, 2)`` of a random instance at 6001 times to ``t_end``: SciPy DOP853 at rtol 1e-11 on the
+    float field (an oracle for the tests, never part of a proof)."""
     from scipy.integrate import solve_ivp
 
     from verify._fate.hints import float_field
     p = random_problem(seed, nonsymmetric=True)
     X0 = np.array([[float(v) for v in row] for row in p.tokens])
     X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
-    sol = solve_ivp(lambda t, y: float_field(p, y.reshape(p.N, 2)).ravel(), (0, 300), X0.ravel(), method="DOP853",
-                    rtol=1e-11, atol=1e-13, t_eval=np.linspace(0, 300, 6001))
-    Y = sol.y.T.reshape(-1, p.N, 2)
+    sol = solve_ivp(lambda t, y: float_field(p, y.reshape(p.N, 2)).ravel(), (0, t_end), X0.ravel(), method="DOP853",
+                    rtol=1e-11, atol=1e-13, t_eval=np.linspace(0, t_end, 6001))
+    return sol.y.T.reshape(-1, p.N, 2)
+
+
+@pytest.mark.parametrize("seed", [47, 53])
+def test_a_float_simulation_stays_above_the_bound(reports, seed):
+    """DOP853 at rtol 1e-11 to t = 300 (many turns of token 1): the pair distance never drops below the
+    certified bound (the 50-digit oracle of benchmarks/bench_fate.py does the same to t = 60)."""
+    Y = _simulate(seed)
     gap = np.linalg.norm(Y[:, 1] - Y[:, 0], axis=1)
     assert gap.min() >= float(Fraction(reports[seed].stats["distance_bound"]))
 
@@ -148,6 +154,8 @@ def test_tampered_data_fails(reports):
                     heads=tuple((tuple(r + (Fraction(0),) for r in P) + ((Fraction(0),) * 3,),
                                  tuple(r + (Fraction(0),) for r in U) + ((Fraction(0),) * 3,)) for P, U in p.heads))
     assert "d = 2" in check_repulsion(three, data).reason
+    assert "tuples" in check_repulsion(p, replace(data, a=None)).reason  # a reason, not a TypeError
+    assert "exact rationals" in check_repulsion(p, replace(data, a=(0.5,) + data.a[1:])).reason
 
 
 def _set(data, path, value):
@@ -285,19 +293,11 @@ def test_full_quadratic_encloses_the_true_derivative(full_reports, seed):
 @pytest.mark.parametrize("seed", [22, 42, 61])
 def test_full_certified_rechecked_and_simulated(full_reports, seed):
     """Certified, re-checked from JSON, and a float simulation to t = 300 keeps max_j |x_j - x_1| above the bound."""
-    from scipy.integrate import solve_ivp
-
-    from verify._fate.hints import float_field
     r = full_reports[seed]
     assert r.fate is Fate.NON_CONSENSUS and r.route == "repulsion" and r.entry_time == 0
     assert certificate_from_json(json.loads(json.dumps(r.certificate.to_json()))).recheck().holds
     assert "max_j |x_j(t) - x_1(t)| >=" in r.render()
-    p = random_problem(seed, nonsymmetric=True)
-    X0 = np.array([[float(v) for v in row] for row in p.tokens])
-    X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
-    sol = solve_ivp(lambda t, y: float_field(p, y.reshape(p.N, 2)).ravel(), (0, 300), X0.ravel(), method="DOP853",
-                    rtol=1e-11, atol=1e-13, t_eval=np.linspace(0, 300, 6001))
-    Y = sol.y.T.reshape(-1, p.N, 2)
+    Y = _simulate(seed)
     spread = np.max(np.linalg.norm(Y[:, 1:] - Y[:, :1], axis=2), axis=1)
     assert spread.min() >= float(Fraction(r.stats["distance_bound"]))
 

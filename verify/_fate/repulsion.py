@@ -95,6 +95,8 @@ def _problem(problem: FateProblem, data: Repulsion) -> str:
         return "the repulsion route needs d = 2 and at least two tokens"
     if problem.mask == "full" and problem.N > MAX_FULL_N:
         return f"the full-mask repulsion route takes at most {MAX_FULL_N} tokens"
+    if not isinstance(data.a, tuple) or not isinstance(data.b, tuple):
+        return "the harmonics a_k and b_k must be tuples of rationals"
     if len(data.a) != len(data.b) or not 1 <= len(data.a) <= MAX_HARMONICS:
         return f"W needs 1..{MAX_HARMONICS} harmonics, as many a_k as b_k"
     if not all(isinstance(v, Fraction) for v in (*data.a, *data.b, data.delta)):
