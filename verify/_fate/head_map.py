@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, final
 
 from .contraction import certify_contraction
+from .head_observe import Observation, observe_head
 from .heads import reduce_head
 
 CATEGORIES = ("consensus", "complex", "negative", "not dominant", "both sides", "no certificate")
+OUTCOMES = ("one cluster", "clusters", "moving")
 
 
 def _category(fate: str, reason: str) -> str:
@@ -39,14 +41,19 @@ class HeadFate:
     m: int
     facts: Mapping[str, Any]
     wall_s: float
+    observed: Observation | None = None
+    """What a float simulation shows (:mod:`.head_observe`); never part of the fate."""
 
     @property
     def category(self) -> str:
         return _category(self.fate, self.reason)
 
     def to_json(self) -> dict[str, Any]:
-        return {"layer": self.layer, "head": self.head, "fate": self.fate, "category": self.category,
-                "reason": self.reason, "reduced_dim": self.m, "facts": dict(self.facts), "wall_s": self.wall_s}
+        out = {"layer": self.layer, "head": self.head, "fate": self.fate, "category": self.category,
+               "reason": self.reason, "reduced_dim": self.m, "facts": dict(self.facts), "wall_s": self.wall_s}
+        if self.observed is not None:
+            out["observed"] = self.observed.to_json()
+        return out
 
 
 @final
@@ -78,11 +85,19 @@ class HeadFateMap:
     def counts(self) -> dict[str, int]:
         return {c: sum(h.category == c for h in self.heads) for c in CATEGORIES}
 
+    def observed_counts(self) -> dict[str, int]:
+        """Float outcomes (:mod:`.head_observe`) of the heads that were simulated: all, and the unknown ones."""
+        seen = [h for h in self.heads if h.observed is not None]
+        out = {o: sum(h.observed.outcome == o for h in seen) for o in OUTCOMES}
+        out |= {f"{o}, unknown fate": sum(h.observed.outcome == o and h.fate == "unknown" for h in seen) for o in OUTCOMES}
+        return out | {"simulated": len(seen)}
+
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "mask": self.mask, "tokens": list(self.tokens), "n_layers": self.n_layers,
                 "n_heads": self.n_heads, "certified": self.certified, "total": len(self.heads), "share": self.share,
                 "counts": self.counts(), "heads": [h.to_json() for h in self.heads], "stats": dict(self.stats),
-                "provenance": dict(self.provenance)}
+                "provenance": dict(self.provenance)} | (
+                    {"observed_counts": self.observed_counts()} if any(h.observed for h in self.heads) else {})
 
     def render(self) -> str:
         symbol = {"consensus": "C", "complex": "r", "negative": "n", "not dominant": "d", "both sides": "s",
@@ -97,6 +112,12 @@ class HeadFateMap:
             lines.append(f"  {k:5d} | " + " ".join(grid.get((k, h), ".") for h in range(self.n_heads)))
         lines.append("  unknown because: " + ", ".join(f"{c} {n}" for c, n in self.counts().items()
                                                        if c != "consensus" and n))
+        if any(h.observed for h in self.heads):
+            seen = self.observed_counts()
+            lines.append(f"  float simulation to t = {max(h.observed.horizon for h in self.heads if h.observed):g} "
+                         f"(an observation, not a proof), {seen['simulated']} heads: "
+                         + ", ".join(f"{o} {seen[o]}" for o in OUTCOMES)
+                         + f"; among the unknown heads: one cluster {seen['one cluster, unknown fate']}")
         if "wall_time_s" in self.stats:
             lines.append(f"  wall time: {self.stats['wall_time_s']} s")
         return "\n".join(lines)
@@ -123,29 +144,42 @@ class HeadFateMap:
         ax.set_ylabel("layer")
         ax.set_title(f"{self.model}: certified fate per head ({self.certified}/{len(self.heads)} consensus)", fontsize=9)
         handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors]
-        ax.legend(handles, ["consensus"] + [f"unknown: {c}" for c in CATEGORIES[1:]], fontsize=6,
-                  loc="upper left", bbox_to_anchor=(1.01, 1))
+        labels = ["consensus"] + [f"unknown: {c}" for c in CATEGORIES[1:]]
+        seen = [h for h in self.heads if h.observed is not None and h.observed.outcome == "one cluster"]
+        if seen:
+            from matplotlib.lines import Line2D
+
+            ax.plot([h.head for h in seen], [h.layer for h in seen], "o", color="white", markeredgecolor="black",
+                    markersize=4, linestyle="none")
+            handles.append(Line2D([], [], marker="o", color="white", markeredgecolor="black", linestyle="none"))
+            labels.append("float simulation: one cluster\n(an observation, not a proof)")
+        ax.legend(handles, labels, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
         return fig
 
 
-def certify_head(V, O, tokens, *, layer: int = 0, head: int = 0) -> tuple[HeadFate, Any]:
-    """The fate of one head (``U = O^T V^T``, column convention) from ``tokens``; and its certificate or None."""
+def certify_head(V, O, tokens, *, layer: int = 0, head: int = 0, observe=None) -> tuple[HeadFate, Any]:
+    """The fate of one head (``U = O^T V^T``, column convention) from ``tokens``; and its certificate or None.
+    ``observe``: ``(A, B, beta, causal)`` to attach a float simulation (:mod:`.head_observe`), or None."""
     t0 = time.perf_counter()
     reduced = reduce_head(V, O, tokens)
     cert, reason, facts = certify_contraction(reduced.U_red, reduced.coords)
     fate = "consensus" if cert is not None else "unknown"
-    return HeadFate(layer, head, fate, reason, reduced.m, facts, round(time.perf_counter() - t0, 3)), cert
+    wall = round(time.perf_counter() - t0, 3)
+    seen = None if observe is None else observe_head(V, O, observe[0], observe[1], tokens, observe[2], observe[3])
+    return HeadFate(layer, head, fate, reason, reduced.m, facts, wall, seen), cert
 
 
 def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=(), provenance=None,
-                  on_head=None) -> HeadFateMap:
+                  on_head=None, observe: bool = False) -> HeadFateMap:
     """:class:`HeadFateMap` over ``layers`` (objects with ``index``, ``V`` ``(H, D, d_head)``,
-    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``); ``on_head(HeadFate)`` reports progress."""
+    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``, and with ``observe`` also ``A``, ``B`` ``(H, D, d_head)``
+    and ``beta``: each head then gets a float simulation as well); ``on_head(HeadFate)`` reports progress."""
     t0 = time.perf_counter()
     out = []
     for layer in layers:
         for h in range(layer.V.shape[0]):
-            fate, _ = certify_head(layer.V[h], layer.O[h], layer.tokens, layer=layer.index, head=h)
+            seen = (layer.A[h], layer.B[h], layer.beta, mask == "causal") if observe else None
+            fate, _ = certify_head(layer.V[h], layer.O[h], layer.tokens, layer=layer.index, head=h, observe=seen)
             out.append(fate)
             if on_head is not None:
                 on_head(fate)
@@ -154,4 +188,4 @@ def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=()
     return HeadFateMap(model, mask, tuple(tokens), tuple(out), stats, dict(provenance or {}))
 
 
-__all__ = ["CATEGORIES", "HeadFate", "HeadFateMap", "certify_head", "certify_heads"]
+__all__ = ["CATEGORIES", "OUTCOMES", "HeadFate", "HeadFateMap", "certify_head", "certify_heads"]

@@ -14,10 +14,11 @@ DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 
 def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
-               weights=None, on_event=None):
+               weights=None, on_event=None, observe: bool = True):
     """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
-    tokenizer's ids cut to ``max_tokens``."""
+    tokenizer's ids cut to ``max_tokens``.  ``observe``: also simulate every head in floats
+    (``verify._fate.head_observe``; shown beside the certified fates, never counted as one)."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.loaders import load_model
 
@@ -36,7 +37,7 @@ def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = N
     loaded = load_model(model, weights=weights, on_event=on_event)
     ids, strings = prompt_ids(loaded, text, max_tokens)
     factors = head_factors(loaded, ids, strings)
-    return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings,
+    return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings, observe=observe,
                          provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
                                      "positions": factors.positions, "norm": factors.norm})
 
