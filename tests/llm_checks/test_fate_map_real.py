@@ -1,0 +1,34 @@
+"""The fate map of a real model (MiniLM, real weights, the default 8-token prompt), end to end.
+
+Certified heads and the float observation must agree (a certified consensus that the simulation
+does not show collapsing would mean one of the two is wrong), the observation must not change the
+certified count, and the payload must validate.  Measured (docs/fate.md, "Real heads"): 2 of 72
+heads certified, 65 of 72 collapse to one cluster in the simulation to t = 200."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+
+from verify.report import schema_path
+
+
+def test_minilm_map_certified_heads_collapse_in_the_simulation_too(minilm_loaded):
+    from llm_checks.head_factors import head_factors, prompt_ids
+    from verify._fate.head_map import certify_heads
+    from verify.api.fate_heads import DEFAULT_PROMPT
+
+    ids, strings = prompt_ids(minilm_loaded, DEFAULT_PROMPT, 8)
+    factors = head_factors(minilm_loaded, ids, strings)
+    seen = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings, observe=True)
+    plain = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings)
+    assert len(seen.heads) == 72 and seen.mask == "full"
+    assert seen.certified == plain.certified >= 2
+    assert [h.fate for h in seen.heads] == [h.fate for h in plain.heads]
+    certified = [h for h in seen.heads if h.fate == "consensus"]
+    assert all(h.observed.outcome == "one cluster" and h.observed.collapse_time is not None for h in certified)
+    counts = seen.observed_counts()
+    assert counts["simulated"] == 72 and counts["one cluster"] >= 60
+    assert counts["one cluster"] + counts["clusters"] + counts["moving"] == 72
+    body = {"schema_version": "1", "kind": "fate", "verdict": "unknown", "scope": "heads", **seen.to_json()}
+    jsonschema.validate(json.loads(json.dumps(body)), json.loads(schema_path("fate").read_text()))
