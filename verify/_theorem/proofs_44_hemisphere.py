@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from theorems.catalogue.base import HypothesisReport
 from theorems.system import AttentionSystem
+from theorems.verdict import unknown
 from verify.certificates import certify_first_token_alignment
 from verify.certificates.token_iss_44 import certify_hemisphere_iss, infinity_norm_upper
 
@@ -51,7 +52,9 @@ def plan_4_4_hemisphere(system: AttentionSystem, hypotheses: HypothesisReport) -
                                     symbolic.first_eigen_coordinate)]
     spectrum = spectrum_of(hypotheses, system.d) if system.d >= 2 else None
     if spectrum is None:
-        steps.append(ProofStep("first_token_alignment", "certificate", "lambda_1 - x^T U x >= gap (1 - b^2)", None))
+        steps.append(ProofStep("first_token_alignment", "certificate", "lambda_1 - x^T U x >= gap (1 - b^2)",
+                               unknown("first_token_alignment", "no exact spectrum of U (needs d >= 2 and exact "
+                                       "eigenvalues lambda_1 > lambda_2): the gap is not known")))
         return steps
     values, how = spectrum
     gap = values[0] - values[1]
@@ -80,7 +83,9 @@ def plan_4_4_hemisphere(system: AttentionSystem, hypotheses: HypothesisReport) -
         U = _U(system)
         L = infinity_norm_upper(U) if U is not None else None
         if L is None or L <= 0:
-            steps.append(ProofStep("token_i_iss", "certificate", "termwise ISS inequality", None))
+            steps.append(ProofStep("token_i_iss", "certificate", "termwise ISS inequality",
+                                   unknown("token_i_iss", "no positive rational bound L >= ||U||_2 (U is not a "
+                                           "constant rational matrix)")))
             return steps
         steps += [
             symbolic_step("v_polar_substitution", "x_j = v + r u, |u| = 1: b_j = 1 - r^2/2, <x_i,U x_j> = lambda_1 b_i + "
