@@ -71,3 +71,20 @@ def test_a_saved_report_exports_the_same_file(coqc, tmp_path):
     with pytest.raises(Exception, match="exists|force"):
         export_theorem("3.2", tmp_path / "b")
     assert export_theorem("3.2", tmp_path / "b", force=True).path == direct.path
+
+
+def test_a_late_entry_proof_exports_its_enclosure_as_a_named_unexported_step(coqc, tmp_path):
+    """3.2 on ``late_entry`` holds through a validated enclosure step (kind ``enclosure``), which Coq does not
+    replay: the export names it as an axiom of its statement (not a refusal), and the kernel accepts the rest."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "late_entry.json"
+    record = export_theorem("3.2", tmp_path, instance=str(example))
+    skipped = {s.step_id: s for s in record.source.not_exported}
+    assert set(skipped) == {"late_entry"} and skipped["late_entry"].kind == "enclosure"
+    assert "validated enclosure" in skipped["late_entry"].reason
+    text = record.path.read_text()
+    assert "NOT EXPORTED (axioms of their statements; checked in Python only): late_entry" in text
+    result = check_coq(tmp_path).files[0]
+    _check(record, result)
+    assert "unexported_late_entry" in result.assumptions

@@ -102,8 +102,11 @@ def _export_coq(report: Any, body: dict, directory: Path, force: bool) -> tuple[
         return None, f"coq: nothing exported (the verdict is {report.verdict}, not holds)", []
     record = export_report(body, directory, force=force)
     axioms = ", ".join(record.source.axioms) or "none"
-    return (record.to_json(), f"coq: wrote {record.path} ({len(record.source.steps)} steps for the kernel; axioms: "
-            f"{axioms}); check it with 'verify recheck --coq {directory}'", [record.path])
+    skipped = [s.step_id for s in record.source.not_exported]
+    kept = len(record.source.steps) - len(skipped)
+    also = f"; not exported (axioms of their statements): {', '.join(skipped)}" if skipped else ""
+    return (record.to_json(), f"coq: wrote {record.path} ({kept} steps for the kernel; axioms: {axioms}{also}); "
+            f"check it with 'verify recheck --coq {directory}'", [record.path])
 
 
 theorem = api(COMMAND, _theorem, __name__)

@@ -69,8 +69,11 @@ def build(payload: Mapping[str, Any], *, recheck: bool = True) -> CoqSource:
             notes.append(note)
         elif kind in ("certificate", "symbolic"):
             block, route = _proved(raw, sid, kind, weights_data, needs, recheck)
+        elif kind == "enclosure":
+            block, route = _unexported(raw, sid, kind, "a validated enclosure (arb balls, Lohner steps): checked in "
+                                       "Python by verify recheck, not replayed by the Coq kernel")
         else:
-            raise InvalidInput(f"report.steps[{sid}].kind", "certificate, symbolic, cited or numerical", kind)
+            raise InvalidInput(f"report.steps[{sid}].kind", "certificate, symbolic, cited, enclosure or numerical", kind)
         body.append(block)
         routes.append(route)
         props[sid] = _prop(route)
