@@ -88,3 +88,22 @@ def test_audit_fate_flag_writes_map_json_and_figure(tmp_path, capsys, monkeypatc
 def test_audit_prompt_without_fate_is_a_usage_error(capsys):
     assert main(["audit", "toy-model", "--prompt", "hello"]) == 2
     assert "--fate" in capsys.readouterr().err
+
+
+def test_audit_fate_of_a_random_init_model_uses_random_token_ids(capsys):
+    import pytest
+
+    pytest.importorskip("torch", reason="needs the llm extra (torch, transformers)")
+    payloads = []
+    for _ in range(2):
+        code = main(["audit", "gpt2-tiny", "--random-init", "--fate", "--seed", "3", "--format", "json"])
+        payloads.append(json.loads(capsys.readouterr().out))
+        jsonschema.validate(payloads[-1], SCHEMA)
+        assert code in (0, 4)
+    first, again = payloads
+    assert first["provenance"]["prompt"] == "random token ids (seed 3)" and len(first["tokens"]) == 8
+    assert all(t.isdigit() for t in first["tokens"]) and first["tokens"] == again["tokens"]
+    assert first["observed_counts"]["simulated"] == first["total"] == 16
+    assert main(["audit", "gpt2-tiny", "--random-init", "--fate", "--prompt", "hello"]) == 2
+    err = capsys.readouterr().err
+    assert "--prompt" in err and "--random-init" in err and "Traceback" not in err

@@ -67,6 +67,21 @@ def test_a_rigid_rotation_is_moving():
     assert seen.field > 0.1 and abs(seen.diameter - 2 * np.sin(0.5)) < 1e-6
 
 
+def test_a_run_that_overflows_is_failed_not_moving():
+    X = np.array([[1.0, 0.0], [0.6, 0.8]])
+    seen = observe_head(np.eye(2) * 1e200, np.eye(2) * 1e200, np.zeros((2, 2)), np.zeros((2, 2)), X, beta=1.0,
+                        causal=False, horizon=1.0)
+    assert seen.outcome == "failed" and seen.collapse_time is None and seen.to_json()["proof"] is False
+
+
+def test_a_run_past_the_evaluation_limit_is_failed(monkeypatch):
+    import verify._fate.head_observe as ho
+
+    monkeypatch.setattr(ho, "MAX_EVALUATIONS", 40)
+    X = np.array([[1.0, 0.2, 0.0], [0.3, 1.0, 0.1], [0.5, -0.4, 1.0]])
+    assert ho.observe_head(*_identity_head(3), X, beta=1.0, causal=False).outcome == "failed"
+
+
 def _map(observed):
     heads = (HeadFate(0, 0, "consensus", "projective contraction: ...", 3, {}, 0.0, observed[0]),
              HeadFate(0, 1, "unknown", "the eigenvalue of U of largest modulus is complex (1+1j)", 3, {}, 0.0,
@@ -80,8 +95,9 @@ def test_an_observation_never_changes_a_fate_and_says_what_it_is():
     assert (seen.certified, seen.share, seen.counts()) == (plain.certified, plain.share, plain.counts())
     payload = seen.to_json()
     assert payload["heads"][1]["fate"] == "unknown" and payload["heads"][1]["observed"]["proof"] is False
-    assert payload["observed_counts"] == {"one cluster": 2, "clusters": 0, "moving": 0, "one cluster, unknown fate": 1,
-                                          "clusters, unknown fate": 0, "moving, unknown fate": 0, "simulated": 2}
+    assert payload["observed_counts"] == {"one cluster": 2, "clusters": 0, "moving": 0, "failed": 0,
+                                          "one cluster, unknown fate": 1, "clusters, unknown fate": 0,
+                                          "moving, unknown fate": 0, "failed, unknown fate": 0, "simulated": 2}
     assert "observed_counts" not in plain.to_json() and "observed" not in plain.to_json()["heads"][0]
     assert "not a proof" in seen.render() and "not a proof" not in plain.render()
     body = {"schema_version": "1", "kind": "fate", "verdict": "unknown", "scope": "heads", **payload}

@@ -18,7 +18,7 @@ from .head_observe import Observation, observe_head
 from .heads import reduce_head
 
 CATEGORIES = ("consensus", "complex", "negative", "not dominant", "both sides", "no certificate")
-OUTCOMES = ("one cluster", "clusters", "moving")
+OUTCOMES = ("one cluster", "clusters", "moving", "failed")
 
 
 def _category(fate: str, reason: str) -> str:

@@ -13,7 +13,7 @@ scores ``beta <x_i, P x_j>`` with ``P = A B^T``, the model's mask), integrated i
 Outcome at the horizon: tokens closer than :data:`GROUP` (Euclidean) form a group, greedily from
 token 1.  ``one cluster`` when there is one group (consensus, moving or not); ``clusters`` when
 there are several and the field has settled (every ``|F_i| <`` :data:`SETTLED`); ``moving``
-otherwise.  ``collapse_time`` is the first of 64 sample times at which the diameter is below
+otherwise; ``failed`` when the float run does not reach the horizon with finite values.  ``collapse_time`` is the first of 64 sample times at which the diameter is below
 :data:`GROUP` (None if never).
 """
 from __future__ import annotations
@@ -27,13 +27,21 @@ HORIZON = 200.0
 GROUP = 1e-3
 SETTLED = 1e-6
 SAMPLES = 64
+MAX_EVALUATIONS = 200_000
+"""A run that needs more field evaluations than this (a stiff head) is ``failed``, not waited for."""
+
+
+class _Stop(Exception):
+    """A non-finite field value or too many evaluations: the float run is abandoned."""
 
 
 @final
 @dataclass(frozen=True)
 class Observation:
     outcome: str
-    """``one cluster``, ``clusters`` or ``moving`` (module docstring)."""
+    """``one cluster``, ``clusters``, ``moving`` (module docstring) or ``failed`` (the float run stopped early
+    produced a non-finite value or needed more than
+    :data:`MAX_EVALUATIONS` field evaluations: no observation)."""
     groups: int
     diameter: float
     field: float
@@ -87,10 +95,22 @@ def observe_head(V, O, A, B, tokens, beta: float, causal: bool, horizon: float =
     N, D = X0.shape
     F = head_field(*(np.asarray(a, dtype=np.float64) for a in (V, O, A, B)), float(beta), causal)
     times = np.linspace(0.0, horizon, SAMPLES + 1)[1:]
-    sol = solve_ivp(lambda _, y: F(y.reshape(N, D)).ravel(), (0.0, horizon), X0.ravel(), method="DOP853",
-                    rtol=1e-9, atol=1e-12, t_eval=times)
-    if not sol.success:
-        return Observation("moving", N, float("nan"), float("nan"), None, float(sol.t[-1]) if sol.t.size else 0.0)
+    calls = [0]
+
+    def rhs(_, y):
+        calls[0] += 1
+        v = F(y.reshape(N, D)).ravel()
+        if calls[0] > MAX_EVALUATIONS or not np.all(np.isfinite(v)):
+            raise _Stop
+        return v
+
+    try:
+        with np.errstate(all="ignore"):
+            sol = solve_ivp(rhs, (0.0, horizon), X0.ravel(), method="DOP853", rtol=1e-9, atol=1e-12, t_eval=times)
+    except _Stop:
+        sol = None
+    if sol is None or not sol.success or sol.y.shape[1] != SAMPLES or not np.all(np.isfinite(sol.y)):
+        return Observation("failed", N, float("nan"), float("nan"), None, horizon)
     paths = [y.reshape(N, D) / np.linalg.norm(y.reshape(N, D), axis=1, keepdims=True) for y in sol.y.T]
     diameters = [_diameter(X) for X in paths]
     collapse = next((float(t) for t, dm in zip(times, diameters) if dm < GROUP), None)

@@ -14,18 +14,24 @@ DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 
 def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
-               weights=None, on_event=None, observe: bool = True):
+               weights=None, on_event=None, observe: bool = True, random_init: bool = False, seed: int = 0):
     """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
     tokenizer's ids cut to ``max_tokens``.  ``observe``: also simulate every head in floats
-    (``verify._fate.head_observe``; shown beside the certified fates, never counted as one)."""
+    (``verify._fate.head_observe``; shown beside the certified fates, never counted as one).
+    ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
+    ``max_tokens`` random token ids drawn with ``seed``, and ``prompt`` / ``prompts`` are refused)."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.loaders import load_model
+    from llm_checks.prompts import random_prompts
 
     from verify._fate.head_map import certify_heads
 
     if prompt is not None and prompts is not None:
         raise InvalidInput("prompt", "either --prompt or --prompts, not both", "both")
+    if random_init and (prompt is not None or prompts is not None):
+        raise InvalidInput("prompt", "no --prompt / --prompts with --random-init (a random model's prompt is random "
+                           "token ids drawn with --seed; a text prompt needs the model's tokenizer)", "a prompt")
     if prompts is not None:
         from pathlib import Path
 
@@ -34,8 +40,13 @@ def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = N
             raise InvalidInput("prompts", "a text file with at least one non-empty line", prompts)
         prompt = lines[0]
     text = DEFAULT_PROMPT if prompt is None else prompt
-    loaded = load_model(model, weights=weights, on_event=on_event)
-    ids, strings = prompt_ids(loaded, text, max_tokens)
+    loaded = load_model(model, weights=weights, random_init=random_init, seed=seed, on_event=on_event)
+    if random_init:
+        text = f"random token ids (seed {seed})"
+        ids = [int(i) for i in random_prompts(1, max_tokens or 8, int(loaded.model.config.vocab_size), seed)[0]]
+        strings = [str(i) for i in ids]
+    else:
+        ids, strings = prompt_ids(loaded, text, max_tokens)
     factors = head_factors(loaded, ids, strings)
     return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings, observe=observe,
                          provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
