@@ -5,7 +5,8 @@ Each file is copied into a fresh temporary directory (nothing is written next to
 drawn after the file was read (so the file cannot print a fake list), and compiled.  A file is ``accepted`` only when both compile and every
 assumption is (a) an axiom of Coq's standard real numbers (:data:`STANDARD_AXIOMS`), (b) a proposition
 name (a ``Parameter _ : Prop``: a name, not a claim), or (c) an axiom the file declares in its header line
-``(* DECLARED-AXIOMS: ... *)`` (the cited theorems).  What is not guaranteed: that a declared axiom is true;
+``(* DECLARED-AXIOMS: ... *)`` (the cited theorems), by its exact printed name.  The allowed library axioms
+count only when their module is the library's own (:data:`GENUINE_MODULES`, checked with ``Locate Module``).  What is not guaranteed: that a declared axiom is true;
 those are the cited theorems, listed with where each is discharged (docs/coq.md).
 """
 from __future__ import annotations
@@ -36,6 +37,17 @@ PRIMITIVE_INTEGERS = ("Uint63.", "PrimInt63.")
 """The kernel's primitive 63-bit integers and the axioms stating their specification (exact integer
 arithmetic; Coq.Interval's big-number floats are built on them).  Primitive *floats* (``PrimFloat``,
 ``FloatAxioms``) are not allowed: the exporter never asks ``interval`` for precision 53, where it would use them."""
+GENUINE_MODULES = {
+    "Uint63": "Coq.Numbers.Cyclic.Int63.Uint63", "PrimInt63": "Coq.Numbers.Cyclic.Int63.PrimInt63",
+    "Classical_Prop": "Coq.Logic.Classical_Prop", "ClassicalDedekindReals": "Coq.Reals.ClassicalDedekindReals",
+    "FunctionalExtensionality": "Coq.Logic.FunctionalExtensionality",
+    "PropExtensionality": "Coq.Logic.PropExtensionality", "ProofIrrelevance": "Coq.Logic.ProofIrrelevance",
+}
+"""Where the modules of the allowed assumptions must live.  ``Print Assumptions`` prints short names, so a
+file could define its own ``Module Uint63`` holding ``Axiom cheat : False`` and have it print as
+``Uint63.cheat``.  The check therefore also runs ``Locate Module`` on each of these basenames: the first
+module it names is the one the short name refers to, and an allowed assumption counts only when that is
+the standard library's."""
 _DECLARED = re.compile(r"^\(\* DECLARED-AXIOMS:([^*]*)\*\)$", re.M)
 _FINAL = re.compile(r"^\(\* FINAL-THEOREM: ([A-Za-z][A-Za-z0-9_]*) \*\)$", re.M)
 _MODULE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -102,8 +114,10 @@ def _check_file(source: Path, timeout_s: float) -> FileCheck:
                else "no '(* FINAL-THEOREM: name *)' header line")
         return FileCheck(source, "rejected", 0.0, why, (), declared)
     nonce = secrets.token_hex(16)
+    locate = "".join(f"Locate Module {m}.\n" for m in GENUINE_MODULES)
     probe = (f"\n(* appended by verify.coq.check *)\nGoal True. idtac \"BEGIN-{nonce}\". exact I. Qed.\n"
-             f"Print Assumptions {final.group(1)}.\nGoal True. idtac \"END-{nonce}\". exact I. Qed.\n")
+             f"Print Assumptions {final.group(1)}.\nGoal True. idtac \"LOCATE-{nonce}\". exact I. Qed.\n"
+             f"{locate}Goal True. idtac \"END-{nonce}\". exact I. Qed.\n")
     with tempfile.TemporaryDirectory(prefix="coq_check_") as tmp:
         work = Path(tmp)
         (work / f"{module}.v").write_text(text + probe, encoding="utf-8")
@@ -112,19 +126,37 @@ def _check_file(source: Path, timeout_s: float) -> FileCheck:
     if rc is None or rc != 0:
         return FileCheck(source, "timeout" if rc is None else "rejected", seconds, _tail(err), (), declared,
                          cpu_seconds=cpu)
-    begin, end = out.find(f"BEGIN-{nonce}"), out.find(f"END-{nonce}")
-    if begin < 0 or end < begin:
+    begin, middle, end = out.find(f"BEGIN-{nonce}"), out.find(f"LOCATE-{nonce}"), out.find(f"END-{nonce}")
+    if begin < 0 or not begin < middle < end:
         return FileCheck(source, "rejected", seconds, "the appended Print Assumptions did not run (an unclosed "
                          "comment or section at the end of the file?)", (), declared, cpu_seconds=cpu)
-    out = out[begin:end]
-    assumptions = parse_assumptions(out)
-    undeclared = tuple(a for a, typ in assumptions
-                       if a not in STANDARD_AXIOMS and typ != "Prop" and not a.startswith(PRIMITIVE_INTEGERS)
-                       and a.split(".")[-1] not in declared)
+    assumptions = parse_assumptions(out[begin:middle])
+    genuine = genuine_modules(out[middle:end])
+
+    def allowed(name: str, typ: str) -> bool:
+        if typ == "Prop" or name in declared:
+            return True
+        if name in STANDARD_AXIOMS or name.startswith(PRIMITIVE_INTEGERS):
+            return genuine.get(name.split(".")[0], False)
+        return False
+
+    undeclared = tuple(a for a, typ in assumptions if not allowed(a, typ))
     names = tuple(a for a, _ in assumptions)
     return FileCheck(source, "rejected" if undeclared else "accepted", seconds,
                      _tail(err) + (f"undeclared assumptions: {', '.join(undeclared)}" if undeclared else ""),
                      names, declared, undeclared, cpu)
+
+
+def genuine_modules(stdout: str) -> dict[str, bool]:
+    """For each basename of :data:`GENUINE_MODULES`: whether the module that ``Locate Module`` names first (the
+    one its short name refers to) is the standard library's.  A basename not located at all is not genuine."""
+    first: dict[str, str] = {}
+    for line in stdout.splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "Module":
+            base = words[1].rsplit(".", 1)[-1]
+            first.setdefault(base, words[1])
+    return {m: first.get(m) == path for m, path in GENUINE_MODULES.items()}
 
 
 def parse_assumptions(stdout: str) -> list[tuple[str, str]]:
