@@ -107,3 +107,10 @@ def test_audit_fate_of_a_random_init_model_uses_random_token_ids(capsys):
     assert main(["audit", "gpt2-tiny", "--random-init", "--fate", "--prompt", "hello"]) == 2
     err = capsys.readouterr().err
     assert "--prompt" in err and "--random-init" in err and "Traceback" not in err
+
+
+def test_audit_fate_refuses_the_options_of_the_hypothesis_audit(capsys):
+    for extra in (["--theorem", "4.2"], ["--no-tables"], ["--hemisphere-prompts", "3"], ["--hemisphere-tokens", "8"]):
+        assert main(["audit", "toy-model", "--fate", *extra]) == 2
+        err = capsys.readouterr().err
+        assert extra[0] in err and "--fate" in err and "Traceback" not in err

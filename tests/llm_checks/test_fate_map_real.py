@@ -10,6 +10,7 @@ import json
 
 import jsonschema
 
+import verify
 from verify.report import schema_path
 
 
@@ -20,8 +21,10 @@ def test_minilm_map_certified_heads_collapse_in_the_simulation_too(minilm_loaded
 
     ids, strings = prompt_ids(minilm_loaded, DEFAULT_PROMPT, 8)
     factors = head_factors(minilm_loaded, ids, strings)
-    seen = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings, observe=True)
     plain = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings)
+    report = verify.audit(minilm_loaded, fate=True)  # a model object, not a name: the map accepts both
+    seen = report.record
+    assert report.exit_code == 4 and seen.tokens == tuple(strings)
     assert len(seen.heads) == 72 and seen.mask == "full"
     assert seen.certified == plain.certified >= 2
     assert [h.fate for h in seen.heads] == [h.fate for h in plain.heads]

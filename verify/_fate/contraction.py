@@ -179,6 +179,9 @@ def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCerti
     from scipy.linalg import solve_discrete_lyapunov
 
     m, N = U.nrows(), coords.ncols()
+    if m < 2:
+        return None, ("the reduced space is one-dimensional (every token is + or - one vector): the contraction "
+                      "route needs a complement ker w of dimension >= 1"), {"reduced_dim": m}
     Uf = np.array([[float(U[i, j]) for j in range(m)] for i in range(m)])
     Cf = np.array([[float(coords[i, j]) for j in range(N)] for i in range(m)])
     ev, W = np.linalg.eig(Uf.T)
@@ -186,7 +189,7 @@ def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCerti
     lam, second = ev[order[0]], (abs(ev[order[1]]) if m > 1 else 0.0)
     facts = {"lambda_dominant": [float(lam.real), float(lam.imag)], "second_modulus": float(second)}
     if abs(lam.imag) > 1e-12 * abs(lam) or lam.real <= 0:
-        kind = "complex" if abs(lam.imag) > 1e-12 * abs(lam) else "negative"
+        kind = "complex" if abs(lam.imag) > 1e-12 * abs(lam) else ("zero" if lam.real == 0 else "negative")
         return None, f"the eigenvalue of U of largest modulus is {kind} ({lam:.4g}): no contraction route", facts
     lam = float(lam.real)
     if second >= lam * (1 - 1e-9):

@@ -50,9 +50,15 @@ class Observation:
     horizon: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "groups": self.groups, "diameter": self.diameter, "field": self.field,
+        """Non-finite numbers (a ``failed`` run) become null: the payload stays strict JSON."""
+        return {"outcome": self.outcome, "groups": self.groups, "diameter": _finite(self.diameter),
+                "field": _finite(self.field),
                 "collapse_time": self.collapse_time, "horizon": self.horizon, "proof": False,
                 "method": "float64 DOP853 (SciPy), rtol 1e-9, atol 1e-12, in the model's coordinates"}
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
 
 
 def head_field(V: np.ndarray, O: np.ndarray, A: np.ndarray, B: np.ndarray, beta: float, causal: bool):
@@ -91,8 +97,13 @@ def observe_head(V, O, A, B, tokens, beta: float, causal: bool, horizon: float =
     from scipy.integrate import solve_ivp
 
     X0 = np.asarray(tokens, dtype=np.float64)
-    X0 = X0 / np.linalg.norm(X0, axis=1, keepdims=True)
     N, D = X0.shape
+    with np.errstate(all="ignore"):  # scaled first, so that entries near 1e-300 or 1e300 keep a finite norm
+        X0 = X0 / np.max(np.abs(X0), axis=1, keepdims=True)
+        X0 = X0 / np.linalg.norm(X0, axis=1, keepdims=True)
+    failed = Observation("failed", N, float("nan"), float("nan"), None, horizon)
+    if not np.all(np.isfinite(X0)):
+        return failed
     F = head_field(*(np.asarray(a, dtype=np.float64) for a in (V, O, A, B)), float(beta), causal)
     times = np.linspace(0.0, horizon, SAMPLES + 1)[1:]
     calls = [0]
@@ -107,10 +118,10 @@ def observe_head(V, O, A, B, tokens, beta: float, causal: bool, horizon: float =
     try:
         with np.errstate(all="ignore"):
             sol = solve_ivp(rhs, (0.0, horizon), X0.ravel(), method="DOP853", rtol=1e-9, atol=1e-12, t_eval=times)
-    except _Stop:
+    except (_Stop, ArithmeticError, ValueError):  # a non-finite value, too many evaluations, a solver refusal
         sol = None
     if sol is None or not sol.success or sol.y.shape[1] != SAMPLES or not np.all(np.isfinite(sol.y)):
-        return Observation("failed", N, float("nan"), float("nan"), None, horizon)
+        return failed
     paths = [y.reshape(N, D) / np.linalg.norm(y.reshape(N, D), axis=1, keepdims=True) for y in sol.y.T]
     diameters = [_diameter(X) for X in paths]
     collapse = next((float(t) for t, dm in zip(times, diameters) if dm < GROUP), None)

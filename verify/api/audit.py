@@ -80,6 +80,12 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
     if heads and not fate:
         raise OptionError("prompt", "--prompt and --prompts only with --fate", prompt if prompts is None else prompts,
                           conflict=True)
+    if fate:
+        for name, given in (("theorem", theorem is not None), ("no_tables", no_tables),
+                            ("hemisphere_prompts", hemisphere_prompts != 1), ("hemisphere_tokens", hemisphere_tokens != 32)):
+            if given:
+                raise OptionError(name, f"--{name.replace('_', '-')} belongs to the hypothesis audit, not to --fate",
+                                  True, conflict=True)
     if not heads:
         if not (theorem is None or isinstance(theorem, str) or (
                 isinstance(theorem, (list, tuple)) and all(isinstance(i, str) for i in theorem))):
@@ -90,7 +96,7 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
         from . import fate_heads
 
         record = fate_heads.audit_fate(model, prompt=prompt, prompts=prompts, weights=weights, on_event=on_event,
-                                       random_init=random_init, seed=seed)
+                                       random_init=random_init, seed=seed, allow_pickle=allow_pickle)
         verdict = "holds" if record.certified == len(record.heads) else "unknown"  # exit 0, or 4
         body = {"verdict": verdict, "scope": "heads", **record.to_json()}
     else:

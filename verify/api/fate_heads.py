@@ -13,17 +13,19 @@ from theorems.errors import InvalidInput
 DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 
-def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
-               weights=None, on_event=None, observe: bool = True, random_init: bool = False, seed: int = 0):
-    """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name or path) for one prompt:
+def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
+               weights=None, on_event=None, observe: bool = True, random_init: bool = False, seed: int = 0,
+               allow_pickle: bool = False):
+    """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name, path or model object, as
+    :func:`llm_checks.sources.resolve_model` accepts) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
     tokenizer's ids cut to ``max_tokens``.  ``observe``: also simulate every head in floats
     (``verify._fate.head_observe``; shown beside the certified fates, never counted as one).
     ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
     ``max_tokens`` random token ids drawn with ``seed``, and ``prompt`` / ``prompts`` are refused)."""
     from llm_checks.head_factors import head_factors, prompt_ids
-    from llm_checks.loaders import load_model
     from llm_checks.prompts import random_prompts
+    from llm_checks.sources import resolve_model
 
     from verify._fate.head_map import certify_heads
 
@@ -40,7 +42,8 @@ def audit_fate(model: str, *, prompt: str | None = None, prompts: str | None = N
             raise InvalidInput("prompts", "a text file with at least one non-empty line", prompts)
         prompt = lines[0]
     text = DEFAULT_PROMPT if prompt is None else prompt
-    loaded = load_model(model, weights=weights, random_init=random_init, seed=seed, on_event=on_event)
+    loaded = resolve_model(model, weights=weights, random_init=random_init, seed=seed, allow_pickle=allow_pickle,
+                           on_event=on_event)
     if random_init:
         text = f"random token ids (seed {seed})"
         ids = [int(i) for i in random_prompts(1, max_tokens or 8, int(loaded.model.config.vocab_size), seed)[0]]

@@ -103,9 +103,9 @@ def _export_coq(report: Any, body: dict, directory: Path, force: bool) -> tuple[
     record = export_report(body, directory, force=force)
     axioms = ", ".join(record.source.axioms) or "none"
     skipped = [s.step_id for s in record.source.not_exported]
-    kept = len(record.source.steps) - len(skipped)
+    kernel = sum(s.route == "kernel" for s in record.source.steps)
     also = f"; not exported (axioms of their statements): {', '.join(skipped)}" if skipped else ""
-    return (record.to_json(), f"coq: wrote {record.path} ({kept} steps for the kernel; axioms: {axioms}{also}); "
+    return (record.to_json(), f"coq: wrote {record.path} ({kernel} steps for the kernel; axioms: {axioms}{also}); "
             f"check it with 'verify recheck --coq {directory}'", [record.path])
 
 
