@@ -114,3 +114,14 @@ def test_audit_fate_refuses_the_options_of_the_hypothesis_audit(capsys):
         assert main(["audit", "toy-model", "--fate", *extra]) == 2
         err = capsys.readouterr().err
         assert extra[0] in err and "--fate" in err and "Traceback" not in err
+
+
+def test_audit_fate_reports_progress_after_each_head():
+    import pytest
+
+    pytest.importorskip("torch", reason="needs the llm extra (torch, transformers)")
+    calls = []
+    report = verify.audit("gpt2-tiny", random_init=True, fate=True, progress=lambda f, label: calls.append((f, label)))
+    assert len(calls) == len(report.record.heads) == 16
+    assert [f for f, _ in calls] == sorted(f for f, _ in calls) and calls[-1][0] == 1.0
+    assert calls[0][1].startswith("layer 0 head 0: ")

@@ -28,7 +28,8 @@ GROUP = 1e-3
 SETTLED = 1e-6
 SAMPLES = 64
 MAX_EVALUATIONS = 200_000
-"""A run that needs more field evaluations than this (a stiff head) is ``failed``, not waited for."""
+"""A run that needs more field evaluations than this is ``failed``, not waited for.  Measured with the default
+prompt: MiniLM's heads need at most 2 726 (median 1 052), SmolLM2's at most 117 890 (median 4 346; one stiff head)."""
 
 
 class _Stop(Exception):

@@ -96,7 +96,8 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
         from . import fate_heads
 
         record = fate_heads.audit_fate(model, prompt=prompt, prompts=prompts, weights=weights, on_event=on_event,
-                                       random_init=random_init, seed=seed, allow_pickle=allow_pickle)
+                                       random_init=random_init, seed=seed, allow_pickle=allow_pickle,
+                                       progress=progress)
         verdict = "holds" if record.certified == len(record.heads) else "unknown"  # exit 0, or 4
         body = {"verdict": verdict, "scope": "heads", **record.to_json()}
     else:

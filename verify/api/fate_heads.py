@@ -15,13 +15,13 @@ DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
                weights=None, on_event=None, observe: bool = True, random_init: bool = False, seed: int = 0,
-               allow_pickle: bool = False):
+               allow_pickle: bool = False, progress=None):
     """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name, path or model object, as
     :func:`llm_checks.sources.resolve_model` accepts) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
     tokenizer's ids cut to ``max_tokens``.  ``observe``: also simulate every head in floats
     (``verify._fate.head_observe``; shown beside the certified fates, never counted as one).
-    ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
+    ``progress(fraction, label)`` is called after each head.  ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
     ``max_tokens`` random token ids drawn with ``seed``, and ``prompt`` / ``prompts`` are refused)."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.prompts import random_prompts
@@ -51,7 +51,16 @@ def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, 
     else:
         ids, strings = prompt_ids(loaded, text, max_tokens)
     factors = head_factors(loaded, ids, strings)
+    total = sum(int(layer.V.shape[0]) for layer in factors.layers)
+    done = [0]
+
+    def on_head(head):
+        done[0] += 1
+        if progress is not None:
+            progress(done[0] / total, f"layer {head.layer} head {head.head}: {head.fate}")
+
     return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings, observe=observe,
+                         on_head=on_head,
                          provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
                                      "positions": factors.positions, "norm": factors.norm})
 
