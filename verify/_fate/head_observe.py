@@ -13,8 +13,9 @@ scores ``beta <x_i, P x_j>`` with ``P = A B^T``, the model's mask), integrated i
 Outcome at the horizon: tokens closer than :data:`GROUP` (Euclidean) form a group, greedily from
 token 1.  ``one cluster`` when there is one group (consensus, moving or not); ``clusters`` when
 there are several and the field has settled (every ``|F_i| <`` :data:`SETTLED`); ``moving``
-otherwise; ``failed`` when the float run does not reach the horizon with finite values.  ``collapse_time`` is the first of 64 sample times at which the diameter is below
-:data:`GROUP` (None if never).
+otherwise; ``failed`` when the float run does not reach the horizon with finite values.
+``collapse_time`` is the first of 64 sample times at which the diameter is below :data:`GROUP` (None if
+never).
 """
 from __future__ import annotations
 
@@ -40,9 +41,8 @@ class _Stop(Exception):
 @dataclass(frozen=True)
 class Observation:
     outcome: str
-    """``one cluster``, ``clusters``, ``moving`` (module docstring) or ``failed`` (the float run stopped early
-    produced a non-finite value or needed more than
-    :data:`MAX_EVALUATIONS` field evaluations: no observation)."""
+    """``one cluster``, ``clusters``, ``moving`` (module docstring) or ``failed`` (the float run stopped early,
+    produced a non-finite value or needed more than :data:`MAX_EVALUATIONS` field evaluations: no observation)."""
     groups: int
     diameter: float
     field: float
