@@ -121,7 +121,18 @@ def test_audit_fate_reports_progress_after_each_head():
 
     pytest.importorskip("torch", reason="needs the llm extra (torch, transformers)")
     calls = []
-    report = verify.audit("gpt2-tiny", random_init=True, fate=True, progress=lambda f, label: calls.append((f, label)))
+    report = verify.audit("gpt2-tiny", random_init=True, fate=True, fate_budget=0,
+                          progress=lambda f, label: calls.append((f, label)))
     assert len(calls) == len(report.record.heads) == 16
     assert [f for f, _ in calls] == sorted(f for f, _ in calls) and calls[-1][0] == 1.0
     assert calls[0][1].startswith("layer 0 head 0: ")
+    # with the enclosure pass (default budget): the first pass is the first half, then one call per planned
+    # head of the pass, then 1.0 with the count
+    calls.clear()
+    report = verify.audit("gpt2-tiny", random_init=True, fate=True, progress=lambda f, label: calls.append((f, label)))
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and fractions[15] == 0.5 and calls[-1] == (
+        1.0, f"{report.record.certified} of 16 heads certified")
+    planned = report.record.stats["enclosure_candidates"]
+    assert len(calls) == 16 + planned + 1
+    assert all(label.startswith("enclosure of layer ") for _, label in calls[16:-1])

@@ -172,18 +172,32 @@ def _check(c: ContractionCertificate) -> tuple[bool, str]:
                   f"{'+' if c.sign > 0 else '-'}v/|v| (any P, beta, mask)")
 
 
-def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCertificate | None, str, dict]:
-    """Float proposal of a :class:`ContractionCertificate` for ``U`` on its space and the tokens'
-    coordinates; ``(None, reason, facts)`` when the spectrum or the signs rule the route out."""
+@final
+@dataclass(frozen=True)
+class Spectral:
+    """Steps (1)-(2) of the certificate, proved (:func:`spectral_check`): the exact data and the balls
+    ``lam``, ``w`` they give (the tokens' half-space, step (3), is tested separately)."""
+
+    k: int
+    mid: tuple[Fraction, ...]
+    rad: Fraction
+    rho: Fraction
+    S: tuple[tuple[Fraction, ...], ...]
+    lam: flint.arb
+    w: tuple[flint.arb, ...]
+
+
+def propose_spectral(U: flint.fmpq_mat) -> tuple[Spectral | None, str, dict]:
+    """Float proposal (NumPy / SciPy) of steps (1)-(2) for ``U``, proved in arb: ``(Spectral, "", facts)``,
+    or ``(None, reason, facts)`` when the spectrum rules the route out or no proposal is proved."""
     import numpy as np
     from scipy.linalg import solve_discrete_lyapunov
 
-    m, N = U.nrows(), coords.ncols()
+    m = U.nrows()
     if m < 2:
         return None, ("the reduced space is one-dimensional (every token is + or - one vector): the contraction "
                       "route needs a complement ker w of dimension >= 1"), {"reduced_dim": m}
     Uf = np.array([[float(U[i, j]) for j in range(m)] for i in range(m)])
-    Cf = np.array([[float(coords[i, j]) for j in range(N)] for i in range(m)])
     ev, W = np.linalg.eig(Uf.T)
     order = np.argsort(-np.abs(ev))
     lam, second = ev[order[0]], (abs(ev[order[1]]) if m > 1 else 0.0)
@@ -197,19 +211,15 @@ def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCerti
     w = W[:, order[0]].real
     k = int(np.argmax(np.abs(w)))
     w = w / w[k]
-    b = w @ Cf
-    sign = 1 if np.all(b > 0) else (-1 if np.all(b < 0) else 0)
-    facts["half_space_margin"] = float(np.min(np.abs(b)) / max(np.linalg.norm(w), 1e-300))
-    if sign == 0:
-        return None, (f"the tokens lie on both sides of ker w ({int(np.sum(b > 0))} of {N} with <w, x> > 0): "
-                      "no half-space for the contraction route"), facts
+    facts["w"] = w
     keep = [a for a in range(m) if a != k]
     T = np.zeros((m, m - 1))
     for j, l in enumerate(keep):
         T[l, j], T[k, j] = 1.0, -w[l]
     A = (Uf @ T)[keep]
-    entries, coord_entries = tuple(U.entries()), tuple(coords.entries())
     mid = (_frac(lam),) + tuple(_frac(w[l]) for l in keep)
+    rad = _radius(Uf, w, lam)
+    Ua = _arb_mat(U.entries(), m, m)
     last = "the discrete Lyapunov solver failed"
     for theta in (0.5, 0.75, 0.9):
         rho = second + theta * (lam - second)
@@ -220,13 +230,37 @@ def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCerti
         S = (S + S.T) / 2
         scale = np.max(np.abs(S))
         Sq = tuple(tuple(Fraction(round(x / scale * 2**40), 2**40) for x in row) for row in S)
-        cert = ContractionCertificate(m, entries, coord_entries, N, k, mid, _radius(Uf, w, lam), Fraction(rho), Sq, sign)
-        ok, why = cert.recheck()
         facts["rho"] = float(rho)
-        if ok:
-            return cert, why, facts
+        with flint.ctx.workprec(PREC):
+            why, lam_b, w_b = spectral_check(Ua, k, mid, rad, Fraction(rho), Sq)
+        if not why:
+            return Spectral(k, mid, rad, Fraction(rho), Sq, lam_b, tuple(w_b)), "", facts
         last = why
     return None, f"no contraction certificate: {last}", facts
+
+
+def propose(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[ContractionCertificate | None, str, dict]:
+    """Float proposal of a :class:`ContractionCertificate` for ``U`` on its space and the tokens'
+    coordinates; ``(None, reason, facts)`` when the spectrum or the signs rule the route out."""
+    import numpy as np
+
+    N = coords.ncols()
+    spec, why, facts = propose_spectral(U)
+    w = facts.pop("w", None)
+    if spec is None:
+        return None, why, facts
+    m = U.nrows()
+    Cf = np.array([[float(coords[i, j]) for j in range(N)] for i in range(m)])
+    b = w @ Cf
+    sign = 1 if np.all(b > 0) else (-1 if np.all(b < 0) else 0)
+    facts["half_space_margin"] = float(np.min(np.abs(b)) / max(np.linalg.norm(w), 1e-300))
+    if sign == 0:
+        return None, (f"the tokens lie on both sides of ker w ({int(np.sum(b > 0))} of {N} with <w, x> > 0): "
+                      "no half-space for the contraction route"), facts
+    cert = ContractionCertificate(m, tuple(U.entries()), tuple(coords.entries()), N, spec.k, spec.mid, spec.rad,
+                                  spec.rho, spec.S, sign)
+    ok, why = cert.recheck()
+    return (cert, why, facts) if ok else (None, f"no contraction certificate: {why}", facts)
 
 
 def _radius(Uf, w, lam: float) -> Fraction:
@@ -243,4 +277,4 @@ def certify_contraction(U: flint.fmpq_mat, coords: flint.fmpq_mat) -> tuple[Cont
     return propose(U, coords)
 
 
-__all__ = ["ContractionCertificate", "certify_contraction", "propose", "spectral_check"]
+__all__ = ["ContractionCertificate", "Spectral", "certify_contraction", "propose", "propose_spectral", "spectral_check"]

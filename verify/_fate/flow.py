@@ -12,6 +12,7 @@ when the step becomes too small; ``status`` says which).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, final
@@ -49,7 +50,8 @@ class FlowRun:
     enclosure: Rows
     steps: int
     status: str
-    """``entered``, ``t_max`` (horizon reached without entry), ``width``, ``step_too_small``, ``max_steps``."""
+    """``entered``, ``t_max`` (horizon reached without entry), ``width``, ``step_too_small``, ``max_steps``,
+    ``deadline`` (:func:`run_balls` only)."""
     width: float
 
 
@@ -68,25 +70,38 @@ def run_until(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[[
         centres, radius = initial_box(tokens)
         spread = arb(0, radius.abs_upper())
         initial = arb_mat(N, d, [c + spread for c in centres.entries()])
-        enclosure = rows(initial)
+        return run_balls(heads, field.causal, initial, t_max, entered, options)
+
+
+def run_balls(heads, causal: bool, initial: arb_mat, t_max: Fraction, entered: Callable[[Rows], bool],
+              options: ValidatedOptions = OPTIONS, deadline: float | None = None) -> FlowRun:
+    """:func:`run_until` from an ``N x d`` matrix of balls ``initial`` and per-head ball data ``heads``
+    (``((beta P)^T, U^T)``, :func:`~verify.validated.balls.field_data`; any balls that contain the exact
+    data: every operation is inclusion isotonic, so the enclosure then holds for the exact field).  Call
+    inside ``ctx.workprec(options.prec)``.  ``deadline`` (a ``time.perf_counter()`` value) ends the run
+    between steps with status ``deadline``: a wall-clock limit changes how far a run gets, never what it proves."""
+    N, d = initial.nrows(), initial.ncols()
+    enclosure = rows(initial)
+    if entered(enclosure):
+        return FlowRun(True, Fraction(0), enclosure, 0, "entered", max_width(enclosure))
+    S = LohnerSet.from_box(flat(initial))
+    t, hint, steps = Fraction(0), None, 0
+    while t < t_max:
+        if steps >= options.max_steps:
+            return FlowRun(False, t, enclosure, steps, "max_steps", max_width(enclosure))
+        if deadline is not None and time.perf_counter() > deadline:
+            return FlowRun(False, t, enclosure, steps, "deadline", max_width(enclosure))
+        out = validated_step(S, N, d, heads, causal, t_max - t, options, hint)
+        if out.new is None:
+            return FlowRun(False, t, enclosure, steps, "step_too_small", max_width(enclosure))
+        S, t, steps = out.new, t + out.h, steps + 1
+        enclosure = rows(out.end)
+        width = max_width(enclosure)
+        hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
         if entered(enclosure):
-            return FlowRun(True, Fraction(0), enclosure, 0, "entered", max_width(enclosure))
-        S = LohnerSet.from_box(flat(initial))
-        t, hint, steps = Fraction(0), None, 0
-        while t < t_max:
-            if steps >= options.max_steps:
-                return FlowRun(False, t, enclosure, steps, "max_steps", max_width(enclosure))
-            out = validated_step(S, N, d, heads, field.causal, t_max - t, options, hint)
-            if out.new is None:
-                return FlowRun(False, t, enclosure, steps, "step_too_small", max_width(enclosure))
-            S, t, steps = out.new, t + out.h, steps + 1
-            enclosure = rows(out.end)
-            width = max_width(enclosure)
-            hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
-            if entered(enclosure):
-                return FlowRun(True, t, enclosure, steps, "entered", width)
-            if math.isnan(width) or width > options.max_width:
-                return FlowRun(False, t, enclosure, steps, "width", width)
+            return FlowRun(True, t, enclosure, steps, "entered", width)
+        if math.isnan(width) or width > options.max_width:
+            return FlowRun(False, t, enclosure, steps, "width", width)
     return FlowRun(False, t, enclosure, steps, "t_max", max_width(enclosure))
 
 
@@ -117,4 +132,4 @@ def run_tiered(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[
     return run_until(field, tokens, t_max, entered, ENCLOSURES[last]), last
 
 
-__all__ = ["DAMPED", "ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "damping", "run_tiered", "run_until"]
+__all__ = ["DAMPED", "ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "damping", "run_balls", "run_tiered", "run_until"]

@@ -170,21 +170,32 @@ def certify_head(V, O, tokens, *, layer: int = 0, head: int = 0, observe=None) -
 
 
 def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=(), provenance=None,
-                  on_head=None, observe: bool = False) -> HeadFateMap:
+                  on_head=None, observe: bool = False, flow_budget_s: float = 0.0, on_entry=None,
+                  workers: int | None = None) -> HeadFateMap:
     """:class:`HeadFateMap` over ``layers`` (objects with ``index``, ``V`` ``(H, D, d_head)``,
-    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``, and with ``observe`` also ``A``, ``B`` ``(H, D, d_head)``
-    and ``beta``: each head then gets a float simulation as well); ``on_head(HeadFate)`` reports progress."""
+    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``, and with ``observe`` or a flow budget also ``A``, ``B``
+    ``(H, D, d_head)`` and ``beta``: each head then gets a float simulation as well); ``on_head(HeadFate)``
+    reports progress.  ``flow_budget_s > 0``: after the map, the heads whose tokens straddle ``ker w`` get a
+    validated enclosure to a shared half-space (:mod:`.head_flow`), earliest proposed crossing first, until
+    the wall-clock budget is spent (a budget changes how many heads are tried, never what a fate proves);
+    ``on_entry(k, n, HeadFate)`` after each of those heads; ``workers >= 2``: the runs on that many Dask processes."""
     t0 = time.perf_counter()
     out = []
+    layer_of = {}
     for layer in layers:
         for h in range(layer.V.shape[0]):
             seen = (layer.A[h], layer.B[h], layer.beta, mask == "causal") if observe else None
             fate, _ = certify_head(layer.V[h], layer.O[h], layer.tokens, layer=layer.index, head=h, observe=seen)
             out.append(fate)
+            layer_of[len(out) - 1] = (layer, h)
             if on_head is not None:
                 on_head(fate)
-    stats = {"wall_time_s": round(time.perf_counter() - t0, 2),
-             "route": "projective contraction on the exact reduction (docs/fate.md, real heads)"}
+    stats = {"wall_time_s": 0.0, "route": "projective contraction on the exact reduction (docs/fate.md, real heads)"}
+    if flow_budget_s > 0:
+        from .head_entry import entry_pass
+
+        stats |= entry_pass(out, layer_of, mask == "causal", flow_budget_s, on_entry, workers)
+    stats["wall_time_s"] = round(time.perf_counter() - t0, 2)
     return HeadFateMap(model, mask, tuple(tokens), tuple(out), stats, dict(provenance or {}))
 
 

@@ -67,6 +67,8 @@ class ReducedHead:
     coords: flint.fmpq_mat
     generators: tuple[tuple[str, int], ...]
     D: int
+    basis: flint.fmpq_mat | None = None
+    """The balanced basis ``B`` (``D x m``, exact): ``x_i(0)`` is a positive multiple of ``B c_i``."""
 
     @property
     def m(self) -> int:
@@ -131,7 +133,8 @@ def reduce_head(V: np.ndarray, O: np.ndarray, tokens: np.ndarray, *, check: bool
     n = len(piv)
     U_bal = flint.fmpq_mat(n, n, [U_red[i, j] * flint.fmpq(2) ** (e[i] - e[j]) for i in range(n) for j in range(n)])
     c_bal = flint.fmpq_mat(n, len(X), [coords[i, j] * flint.fmpq(2) ** e[i] for i in range(n) for j in range(len(X))])
-    return ReducedHead(U_bal, c_bal, tuple(names[c] for c in piv), D)
+    B_bal = flint.fmpq_mat(D, n, [flint.fmpq(int(B[r, j]), 2 ** e[j]) for r in range(D) for j in range(n)])
+    return ReducedHead(U_bal, c_bal, tuple(names[c] for c in piv), D, B_bal)
 
 
 __all__ = ["ReducedHead", "integer_column", "integer_matrix", "reduce_head"]

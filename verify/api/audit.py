@@ -64,13 +64,19 @@ COMMAND = Command(
             "verify docs fate, real heads)"),
      Option("prompt", "text", metavar="TEXT", help="the prompt of --fate (default: a fixed sentence)"),
      Option("prompts", "path", metavar="FILE", help="a text file whose first non-empty line is the prompt of --fate"),
+     Option("fate_budget", "number", 600.0, high=86400, metavar="SECONDS",
+            help="--fate: wall-clock seconds for the validated enclosures of the heads whose tokens straddle ker w "
+                 "(0: none; default 600)"),
+     Option("fate_workers", "int", 1, low=1, high=256, metavar="N",
+            help="--fate: run those enclosures on a Dask LocalCluster of N processes (default 1: in this process)"),
      FORCE, *CALLBACKS))
 
 
 def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Sequence[str] | None, seed: int,
            hemisphere_prompts: int, hemisphere_tokens: int, allow_pickle: bool, no_tables: bool, plot: str | None,
            force: bool, progress: Callable[..., None] | None, on_event: Callable[[str], None] | None,
-           fate: bool = False, prompt: str | None = None, prompts: str | None = None) -> Report:
+           fate: bool = False, prompt: str | None = None, prompts: str | None = None,
+           fate_budget: float = 600.0, fate_workers: int = 1) -> Report:
     from llm_checks.audit import audit as run_audit, resolve_theorems
     from llm_checks.prompts import random_prompts
     from llm_checks.sources import resolve_model
@@ -80,6 +86,11 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
     if heads and not fate:
         raise OptionError("prompt", "--prompt and --prompts only with --fate", prompt if prompts is None else prompts,
                           conflict=True)
+    if fate_budget < 0:
+        raise OptionError("fate_budget", "a number of seconds >= 0 (at most 86400)", fate_budget)
+    for name, given in (("fate_budget", fate_budget != 600.0), ("fate_workers", fate_workers != 1)):
+        if given and not fate:
+            raise OptionError(name, f"--{name.replace('_', '-')} only with --fate", True, conflict=True)
     if fate:
         for name, given in (("theorem", theorem is not None), ("no_tables", no_tables),
                             ("hemisphere_prompts", hemisphere_prompts != 1), ("hemisphere_tokens", hemisphere_tokens != 32)):
@@ -97,7 +108,8 @@ def _audit(model: Any, weights: str | None, random_init: bool, theorem: str | Se
 
         record = fate_heads.audit_fate(model, prompt=prompt, prompts=prompts, weights=weights, on_event=on_event,
                                        random_init=random_init, seed=seed, allow_pickle=allow_pickle,
-                                       progress=progress)
+                                       progress=progress, fate_budget=fate_budget,
+                                       fate_workers=fate_workers)
         verdict = "holds" if record.certified == len(record.heads) else "unknown"  # exit 0, or 4
         body = {"verdict": verdict, "scope": "heads", **record.to_json()}
     else:

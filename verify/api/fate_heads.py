@@ -15,13 +15,15 @@ DEFAULT_PROMPT = "The cat sat on the warm mat today."
 
 def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, max_tokens: int | None = 8,
                weights=None, on_event=None, observe: bool = True, random_init: bool = False, seed: int = 0,
-               allow_pickle: bool = False, progress=None):
+               allow_pickle: bool = False, progress=None, fate_budget: float = 600.0, fate_workers: int = 1):
     """:class:`~verify._fate.head_map.HeadFateMap` of ``model`` (registry name, path or model object, as
     :func:`llm_checks.sources.resolve_model` accepts) for one prompt:
     ``prompt`` (text), or the first line of the text file ``prompts``, or a default sentence; the
     tokenizer's ids cut to ``max_tokens``.  ``observe``: also simulate every head in floats
     (``verify._fate.head_observe``; shown beside the certified fates, never counted as one).
-    ``progress(fraction, label)`` is called after each head.  ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
+    ``progress(fraction, label)`` is called after each head.  ``fate_budget``: wall-clock seconds for the
+    validated enclosures of the heads whose tokens straddle ``ker w`` (:mod:`verify._fate.head_entry`; 0: none);
+    ``fate_workers >= 2``: those enclosures on a Dask ``LocalCluster`` of that many processes.  ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
     ``max_tokens`` random token ids drawn with ``seed``, and ``prompt`` / ``prompts`` are refused)."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.prompts import random_prompts
@@ -54,15 +56,24 @@ def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, 
     total = sum(int(layer.V.shape[0]) for layer in factors.layers)
     done = [0]
 
+    share = 0.5 if fate_budget > 0 else 1.0  # with enclosures, the first pass is the first half of the progress
+
     def on_head(head):
         done[0] += 1
         if progress is not None:
-            progress(done[0] / total, f"layer {head.layer} head {head.head}: {head.fate}")
+            progress(share * done[0] / total, f"layer {head.layer} head {head.head}: {head.fate}")
 
-    return certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings, observe=observe,
-                         on_head=on_head,
-                         provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
-                                     "positions": factors.positions, "norm": factors.norm})
+    def on_entry(k: int, n: int, head):
+        if progress is not None:
+            progress(0.5 + 0.5 * k / n, f"enclosure of layer {head.layer} head {head.head}: {head.fate}")
+
+    record = certify_heads(factors.layers, model=factors.model, mask=factors.mask, tokens=strings, observe=observe,
+                           on_head=on_head, flow_budget_s=fate_budget, on_entry=on_entry, workers=fate_workers,
+                           provenance={**factors.provenance, "prompt": text, "token_ids": list(ids),
+                                       "positions": factors.positions, "norm": factors.norm})
+    if progress is not None and share < 1:
+        progress(1.0, f"{record.certified} of {len(record.heads)} heads certified")
+    return record
 
 
 __all__ = ["DEFAULT_PROMPT", "audit_fate"]

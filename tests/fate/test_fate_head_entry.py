@@ -1,0 +1,132 @@
+"""The map's enclosure pass (verify._fate.head_entry / head_flow): heads whose tokens start on both sides of ker w.
+
+A head is certified only when a validated enclosure puts every token ball in one half-space; the
+adversarial cases (a stationary straddling configuration, a wrong proposal of time or side, no
+budget) must stay unknown."""
+from __future__ import annotations
+
+import types
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+
+from verify._fate import head_flow
+from verify._fate.contraction import propose_spectral
+from verify._fate.head_map import certify_heads
+from verify._fate.head_observe import head_field
+from verify._fate.heads import reduce_head
+
+V = np.array([[1.0, 0.0], [0.0, 0.1], [0.0, 0.0]])   # U = O^T V^T = diag(1, 0.1, 0): lambda = 1, w = e1
+O = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+STRADDLE = np.array([[1.0, 0.2, 0.1], [0.9, -0.3, 0.2], [0.8, 0.1, -0.4], [-1.0, 1.0, 0.3]])
+
+
+def _layer(tokens, beta=1.0, seed=0, V=V, O=O):
+    rng = np.random.default_rng(seed)
+    D, dh = V.shape
+    return types.SimpleNamespace(index=0, V=V[None], O=O[None], A=0.5 * rng.standard_normal((1, D, dh)),
+                                 B=0.5 * rng.standard_normal((1, D, dh)), tokens=np.asarray(tokens, float), beta=beta)
+
+
+def _map(layer, budget=60.0, mask="full"):
+    return certify_heads([layer], mask=mask, tokens=[f"t{i}" for i in range(len(layer.tokens))],
+                         flow_budget_s=budget)
+
+
+def _float_limit(layer, mask="full", t_end=60.0):
+    from scipy.integrate import solve_ivp
+
+    F = head_field(layer.V[0], layer.O[0], layer.A[0], layer.B[0], layer.beta, mask == "causal")
+    X0 = layer.tokens / np.linalg.norm(layer.tokens, axis=1, keepdims=True)
+    N, D = X0.shape
+    sol = solve_ivp(lambda t, y: F(y.reshape(N, D)).ravel(), (0, t_end), X0.ravel(), rtol=1e-10, atol=1e-12)
+    return sol.y[:, -1].reshape(N, D)
+
+
+@pytest.mark.parametrize("mask", ["full", "causal"])
+def test_a_straddling_head_that_crosses_is_certified_and_a_simulation_agrees(mask):
+    layer = _layer(STRADDLE)
+    first = _map(layer, budget=0.0, mask=mask).heads[0]
+    assert first.fate == "unknown" and first.category == "both sides"
+    m = _map(layer, mask=mask)
+    head = m.heads[0]
+    assert head.fate == "consensus", head.reason
+    assert "validated enclosure to t = " in head.reason and "+<w, x_i(t)> > 0" in head.reason
+    assert head.facts["enclosure_status"] == "entered" and head.facts["enclosure_steps"] >= 1
+    assert m.stats["enclosure_certified"] == 1 and m.stats["enclosure_attempted"] == 1
+    assert Fraction(head.facts["enclosure_time"]) > 0
+    # the float simulation (not part of the proof) goes to +e1, the limit the certificate names
+    X = _float_limit(layer, mask)
+    assert np.allclose(X, np.array([1.0, 0.0, 0.0]), atol=1e-3)
+
+
+def test_a_stationary_straddling_configuration_is_never_certified():
+    """Antipodal pairs with uniform attention (P = 0): every mean is 0, the field vanishes, the tokens stay on
+    both sides of ker w forever."""
+    pair = np.array([[0.6, 0.7, 0.1], [0.3, -0.2, 0.9]])
+    tokens = np.vstack([pair, -pair])
+    layer = _layer(tokens)
+    layer.A[:] = 0.0
+    head = _map(layer).heads[0]
+    assert head.fate == "unknown" and head.category == "both sides"
+    assert "no time with every token on one side" in head.reason
+
+
+def test_a_wrong_proposal_of_time_or_side_is_never_certified(monkeypatch):
+    layer = _layer(STRADDLE)
+    real = head_flow.crossing_time
+    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal: (0.0, real(flow, wz, causal)[1]))
+    early = _map(layer).heads[0]  # the run stops at 0.25, long before the crossing (~1.2)
+    assert early.fate == "unknown" and "t_max" in early.reason
+    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal: (real(flow, wz, causal)[0], -1))
+    wrong_side = _map(layer).heads[0]
+    assert wrong_side.fate == "unknown" and "enclosure: stopped" in wrong_side.reason
+
+
+def test_no_budget_no_enclosure_and_a_spent_budget_says_so():
+    layer = _layer(STRADDLE)
+    assert "enclosure" not in _map(layer, budget=0.0).heads[0].reason
+    spent = _map(layer, budget=1e-9).heads[0]
+    assert spent.fate == "unknown" and "time budget spent" in spent.reason
+
+
+@pytest.mark.parametrize("beta", [float("nan"), float("inf"), -1.0])
+def test_a_non_finite_or_negative_beta_is_not_attempted(beta):
+    head = _map(_layer(STRADDLE, beta=beta)).heads[0]
+    assert head.fate == "unknown" and "not attempted (beta" in head.reason
+
+
+def test_the_orthonormal_coordinates_carry_the_models_field():
+    """``F_z(z) = Q^T F(Q z)`` with ``Q = B L^{-T}`` (floats from the balls' midpoints), on a random head of
+    dimension D = 6 reduced to m = 5, and ``Q^T Q = I``: the change of variables of head_flow is eq. 5's."""
+    rng = np.random.default_rng(4)
+    D, dh, N = 6, 2, 3
+    layer = types.SimpleNamespace(index=0, V=rng.standard_normal((1, D, dh)), O=rng.standard_normal((1, dh, D)),
+                                  A=rng.standard_normal((1, D, dh)), B=rng.standard_normal((1, D, dh)),
+                                  tokens=rng.standard_normal((N, D)), beta=0.7)
+    reduced = reduce_head(layer.V[0], layer.O[0], layer.tokens)
+    assert reduced.m == N + dh
+    with flint.ctx.workprec(128):
+        flow = head_flow.orthonormal(reduced, layer.A[0], layer.B[0], Fraction(0.7))
+        mid = lambda M: np.array([[float(M[i, j].mid()) for j in range(M.ncols())] for i in range(M.nrows())])
+        Bt, Ut = (mid(M) for M in flow.heads[0])
+        Linv = mid(flow.Linv)
+        Z0 = mid(flow.initial)
+    Bf = np.array([[float(reduced.basis[i, j]) for j in range(reduced.m)] for i in range(D)])
+    Q = Bf @ Linv.T
+    assert np.allclose(Q.T @ Q, np.eye(reduced.m), atol=1e-12)
+    X0 = layer.tokens / np.linalg.norm(layer.tokens, axis=1, keepdims=True)
+    assert np.allclose(Z0 @ Q.T, X0, atol=1e-12)
+    Fz = head_flow._float_field(Bt, Ut, False)(Z0.ravel(), N, reduced.m).reshape(N, reduced.m)
+    FD = head_field(layer.V[0], layer.O[0], layer.A[0], layer.B[0], 0.7, False)(X0)
+    assert np.allclose(Fz @ Q.T, FD, atol=1e-10)
+
+
+def test_the_spectral_part_is_proved_before_any_run():
+    reduced = reduce_head(V, O, STRADDLE)
+    spec, why, facts = propose_spectral(reduced.U_red)
+    assert spec is not None and why == "" and spec.lam > 0.99 and spec.lam < 1.01
+    minus = reduce_head(-V, O, STRADDLE)  # U = diag(-1, -0.1, 0): the dominant eigenvalue is negative
+    assert propose_spectral(minus.U_red)[0] is None

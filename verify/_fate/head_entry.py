@@ -1,0 +1,133 @@
+"""The map's second pass: heads whose tokens straddle ``ker w`` get a validated enclosure to a shared half-space.
+
+:func:`entry_pass` takes the first pass's fates, re-reduces each "both sides" head, proves the
+spectral part (:func:`~.contraction.propose_spectral`) and proposes a crossing time by a float run
+(:func:`~.head_flow.plan_entry`); then it runs the enclosures, earliest proposed crossing first, as
+jobs (:func:`run_head`) in this process or on Dask workers (``workers >= 2``, the executor of
+``verify reproduce``), until the deadline.  A head is certified only when its enclosure ends with
+every token ball in the half-space: then the contraction theorem, restarted at that time, gives
+consensus (:mod:`.head_flow`).  Every other head keeps its first-pass reason with what stopped this
+pass appended.  A job recomputes everything from the exact inputs it is sent (the head's float
+factors, tokens and ``beta``), so a worker trusts nothing but those.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from fractions import Fraction
+
+from .contraction import propose_spectral
+from .head_flow import OPTIONS, enter_half_space, plan_entry
+from .heads import reduce_head
+
+ROUTE = ("validated enclosure (arb, orthonormal coordinates of the exact reduction) to a shared half-space, "
+         "then the projective contraction")
+
+
+def _note(fate, text: str):
+    return replace(fate, reason=f"{fate.reason}; enclosure: {text}")
+
+
+def _prepare(V, O, A, B, tokens, beta: float, causal: bool):
+    """``(reduced, spectral, plan, "")`` or ``(.., None, why)`` for one head."""
+    reduced = reduce_head(V, O, tokens)
+    spec, why, _ = propose_spectral(reduced.U_red)
+    if spec is None:
+        return reduced, None, None, why
+    plan, why = plan_entry(reduced, spec, A, B, Fraction(beta), causal)
+    return reduced, spec, plan, why
+
+
+def run_head(V, O, A, B, tokens, beta: float, causal: bool, deadline_wall: float) -> dict:
+    """One job: the head's enclosure to the half-space, from its exact inputs, until ``deadline_wall``
+    (a ``time.time()`` value, comparable across processes of one machine); plain values only."""
+    left = deadline_wall - time.time()
+    if left <= 0:
+        return {"ran": False, "why": "time budget spent"}
+    _, spec, plan, why = _prepare(V, O, A, B, tokens, beta, causal)
+    if plan is None:
+        return {"ran": False, "why": why}
+    entry = enter_half_space(plan, time.perf_counter() + (deadline_wall - time.time()))
+    run = entry.run
+    return {"ran": True, "entered": run.entered, "status": run.status, "time": str(run.time), "steps": run.steps,
+            "width": run.width if math.isfinite(run.width) else None, "sign": entry.sign,
+            "proposed": entry.proposed, "wall_s": entry.wall_s, "lam": spec.lam.str(6, radius=True),
+            "rho": float(spec.rho)}
+
+
+def _apply(fate, result: dict):
+    if not result.get("ran"):
+        return _note(fate, f"not attempted ({result.get('why', 'no result')})")
+    facts = dict(fate.facts) | {"proposed_crossing": result["proposed"], "enclosure_steps": result["steps"],
+                                "enclosure_status": result["status"], "enclosure_time": result["time"],
+                                "enclosure_width": result["width"]}
+    fate = replace(fate, facts=facts, wall_s=round(fate.wall_s + result["wall_s"], 3))
+    t = float(Fraction(result["time"]))
+    if not result["entered"]:
+        return _note(fate, f"stopped at t = {t:.4g} after {result['steps']} steps ({result['status']}; proposed "
+                           f"crossing t = {result['proposed']:.3g})")
+    side = "+" if result["sign"] > 0 else "-"
+    width = "nan" if result["width"] is None else f"{result['width']:.1e}"
+    return replace(fate, fate="consensus", reason=(
+        f"validated enclosure to t = {t:.6g} ({result['steps']} steps, width {width}): every token with "
+        f"{side}<w, x_i(t)> > 0; then projective contraction: lambda in {result['lam']} > rho = "
+        f"{result['rho']:.6g} >= |U|_S on ker w (any P, beta, mask); consensus at {side}v/|v|"))
+
+
+def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entry=None,
+               workers: int | None = None) -> dict:
+    """Replace, in ``out``, the fates of the "both sides" heads this pass certifies or explains; the map's
+    stats of the pass.  ``layer_of[i] = (layer, h)`` for ``out[i]``; ``budget_s`` wall-clock seconds from
+    now; ``on_entry(k, n, HeadFate)`` after each of the ``n`` planned heads; ``workers >= 2``: a Dask
+    ``LocalCluster`` of that many processes."""
+    from verify._reproduce.executor import make_executor
+
+    deadline_wall = time.time() + budget_s
+    plans = []
+    for i, fate in enumerate(out):
+        if fate.category != "both sides":
+            continue
+        layer, h = layer_of[i]
+        beta = float(layer.beta)
+        if not (math.isfinite(beta) and beta > 0):
+            out[i] = _note(fate, f"not attempted (beta = {beta!r} is not a finite positive number)")
+            continue
+        t0 = time.perf_counter()
+        _, _, plan, why = _prepare(layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, beta, causal)
+        out[i] = replace(fate, wall_s=round(fate.wall_s + time.perf_counter() - t0, 3))
+        if plan is None:
+            out[i] = _note(out[i], f"not attempted ({why})")
+            continue
+        plans.append((plan.proposed, i))
+    plans.sort()
+    jobs = []
+    for _, i in plans:
+        layer, h = layer_of[i]
+        jobs.append((f"head-{out[i].layer}-{out[i].head}", run_head,
+                     (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, float(layer.beta), causal,
+                      deadline_wall)))
+    attempted = certified = 0
+    executor = make_executor(workers=workers if workers and workers > 1 else None)
+    try:
+        for done, (k, (state, _seconds, text)) in enumerate(executor.run(jobs), 1):
+            i = plans[k][1]
+            if state != "ok":
+                out[i] = _note(out[i], f"the job failed ({text})")
+            else:
+                from verify._reproduce.tasks import decode
+
+                result = decode(text)
+                attempted += bool(result.get("ran"))
+                out[i] = _apply(out[i], result)
+                certified += out[i].fate == "consensus"
+            if on_entry is not None:
+                on_entry(done, len(jobs), out[i])
+    finally:
+        executor.close()
+    return {"enclosure_route": ROUTE, "enclosure_candidates": len(plans), "enclosure_attempted": attempted,
+            "enclosure_certified": certified, "enclosure_options": OPTIONS.to_json(),
+            "enclosure_workers": max(1, workers or 1)}
+
+
+__all__ = ["ROUTE", "entry_pass", "run_head"]

@@ -1,0 +1,208 @@
+"""One real head whose tokens start on both sides of ``ker w``: a validated enclosure until they share a half-space.
+
+The projective contraction (:mod:`.contraction`) proves consensus for every start with
+``sign <w, c_i> > 0`` for all tokens.  When the spectral part holds but the prompt's tokens
+straddle ``ker w``, the system is autonomous, so it suffices that the tokens share the half-space
+at some later time ``T``: this module encloses the reduced dynamics from ``0`` to such a ``T``.
+
+**Orthonormal coordinates, exactly.**  :func:`~.heads.reduce_head` gives an exact basis ``B``
+(``D x m``) of the invariant space ``V``, ``U_red`` (``U B = B U_red``) and coordinates ``c_i``
+(``x_i(0)`` a positive multiple of ``B c_i``).  ``G = B^T B`` is exact and positive definite; its
+Cholesky factor ``L`` (``G = L L^T``) is enclosed in arb balls.  ``Q = B L^{-T}`` has ``Q^T Q = I``,
+so with ``x = Q z`` eq. 5 on ``V`` is eq. 5 in ``z`` with ``U_z = L^T U_red L^{-T}`` and
+``P_z = Q^T P Q = L^{-1} (B^T A)(B^T B_k)^T L^{-T}`` (``P = A B_k^T``, the head's query and key
+factors).  These are irrational; they enter as balls that contain them, and every operation of the
+validated step (:mod:`verify.validated.step`) is inclusion isotonic in the field's data as in the
+state, so each enclosure holds for the exact ``U_z``, ``P_z``.  The start is the normalised hidden
+state ``z_i(0) = L^T c_i / sqrt(c_i^T G c_i)`` (balls).  At a step end ``T`` where
+``sign <L^{-1} w, z_i> > 0`` for every token ball and every ``w`` of the Krawczyk box, the
+coordinates ``c_i(T) = L^{-T} z_i(T)`` satisfy ``sign <w, c_i(T)> > 0``; restarted at ``T``, the
+contraction theorem gives consensus at ``sign B v / |B v|``.
+
+Floats only propose: the crossing time (a float simulation in ``z`` from the balls' midpoints),
+the step sizes and frames of the enclosure.  A wall-clock ``deadline`` only ends a run early.
+
+Not guaranteed: that the enclosure stays narrow until the crossing, nor that the crossing comes
+before the proposal's horizon (the head then stays unknown with the reason).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import final
+
+import flint
+import numpy as np
+from flint import arb, arb_mat
+
+from verify.validated.options import ValidatedOptions
+
+from .contraction import Spectral
+from .flow import FlowRun, run_balls
+from .heads import ReducedHead, integer_matrix
+
+OPTIONS = ValidatedOptions(order=8, tol=1e-6, jacobian_tol=0.05, max_width=0.5, max_steps=2000, prec=128)
+"""Looser than the fate run's: only a sign has to be decided at the end (measured on MiniLM: 5 steps
+instead of 7 to the same crossing, the final width 1e-6)."""
+SCAN = 25.0
+"""Horizon of the float proposal of the crossing time."""
+
+
+@final
+@dataclass(frozen=True)
+class HeadFlow:
+    """``(beta P_z)^T``, ``U_z^T``, the initial balls ``z_i(0)`` (rows), ``L^{-1}`` (balls)."""
+
+    heads: tuple
+    initial: arb_mat
+    Linv: arb_mat
+
+
+def _cholesky(G: flint.fmpq_mat) -> arb_mat | None:
+    """Lower ``L`` with ``L L^T`` containing ``G`` (arb); None when a pivot is not proved positive."""
+    n = G.nrows()
+    L = [[arb(0)] * n for _ in range(n)]
+    for j in range(n):
+        s = arb(G[j, j]) - sum((L[j][k] * L[j][k] for k in range(j)), arb(0))
+        if not s > 0:
+            return None
+        L[j][j] = s.sqrt()
+        for i in range(j + 1, n):
+            L[i][j] = (arb(G[i, j]) - sum((L[i][k] * L[j][k] for k in range(j)), arb(0))) / L[j][j]
+    return arb_mat(L)
+
+
+def orthonormal(reduced: ReducedHead, A: np.ndarray, Bk: np.ndarray, beta: Fraction) -> HeadFlow | None:
+    """The field data and start in orthonormal coordinates (module docstring); call inside a ``workprec``
+    scope.  ``A``, ``Bk``: the head's query and key factors (``D x d_head``, float64 read exactly)."""
+    B = reduced.basis
+    if B is None:
+        raise ValueError("the reduced head carries no basis")
+    m = B.ncols()
+    Bt = B.transpose()
+    G = Bt * B
+    L = _cholesky(G)
+    if L is None:
+        return None
+    try:
+        Linv = L.inv()
+    except ZeroDivisionError:
+        return None
+    Ai, sA = integer_matrix(A, "A")
+    Ki, sK = integer_matrix(Bk, "B")
+    M1 = Bt * flint.fmpq_mat(Ai)
+    M2 = Bt * flint.fmpq_mat(Ki)
+    Pt = (M1 * M2.transpose()) * flint.fmpq(1, 2 ** (sA + sK))
+    U = arb_mat(reduced.U_red)
+    Uz = L.transpose() * U * Linv.transpose()
+    Pz = Linv * arb_mat(Pt) * Linv.transpose()
+    heads = (((Pz * arb(flint.fmpq(beta.numerator, beta.denominator))).transpose(), Uz.transpose()),)
+    C = reduced.coords
+    rows = []
+    for i in range(C.ncols()):
+        c = flint.fmpq_mat(m, 1, [C[a, i] for a in range(m)])
+        norm = arb((c.transpose() * G * c)[0, 0]).sqrt()
+        z = L.transpose() * arb_mat(c)
+        rows.extend(z[a, 0] / norm for a in range(m))
+    return HeadFlow(heads, arb_mat(C.ncols(), m, rows), Linv)
+
+
+def _float_field(Bt: np.ndarray, Ut: np.ndarray, causal: bool):
+    def F(y: np.ndarray, N: int, m: int) -> np.ndarray:
+        X = y.reshape(N, m)
+        S = X @ (X @ Bt).T
+        if causal:
+            S = np.where(np.tril(np.ones((N, N), dtype=bool)), S, -np.inf)
+        S = S - S.max(axis=1, keepdims=True)
+        W = np.exp(S)
+        W /= W.sum(axis=1, keepdims=True)
+        G = (W @ X) @ Ut
+        return (G - X * np.sum(X * G, axis=1, keepdims=True)).ravel()
+    return F
+
+
+def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool) -> tuple[float, int] | None:
+    """Float proposal: the first sample time ``<= SCAN`` at which every token has one strict sign of
+    ``<wz, z_i>`` (a margin of 1e-6), and that sign; None when the float run shows none."""
+    from scipy.integrate import solve_ivp
+
+    mid = lambda M: np.array([[float(M[i, j].mid()) for j in range(M.ncols())] for i in range(M.nrows())])
+    Bt, Ut = (mid(M) for M in flow.heads[0])
+    X0 = mid(flow.initial)
+    N, m = X0.shape
+    F = _float_field(Bt, Ut, causal)
+    try:
+        sol = solve_ivp(lambda t, y: F(y, N, m), (0.0, SCAN), X0.ravel(), method="DOP853", rtol=1e-8, atol=1e-10,
+                        dense_output=True)
+    except (ValueError, FloatingPointError):
+        return None
+    if not sol.success:
+        return None
+    for t in np.linspace(0.0, SCAN, int(40 * SCAN) + 1):
+        b = sol.sol(t).reshape(N, m) @ wz
+        scale = max(float(np.max(np.abs(b))), 1e-300)
+        if np.all(b > 1e-6 * scale):
+            return float(t), 1
+        if np.all(b < -1e-6 * scale):
+            return float(t), -1
+    return None
+
+
+@final
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """A validated run to the shared half-space: the run, its sign and the float proposal of ``T``."""
+
+    run: FlowRun
+    sign: int
+    proposed: float
+    wall_s: float
+
+
+@final
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The data of one run: the flow in orthonormal coordinates, ``L^{-1} w`` (balls), the proposed
+    crossing time and sign, at ``options.prec``."""
+
+    flow: HeadFlow
+    wz: tuple[arb, ...]
+    proposed: float
+    sign: int
+    causal: bool
+    options: ValidatedOptions
+
+
+def plan_entry(reduced: ReducedHead, spec: Spectral, A: np.ndarray, Bk: np.ndarray, beta: Fraction, causal: bool,
+               options: ValidatedOptions = OPTIONS) -> tuple[Plan | None, str]:
+    """The :class:`Plan` of a head (cheap: no enclosure yet), or ``(None, why)``."""
+    with flint.ctx.workprec(options.prec):
+        flow = orthonormal(reduced, A, Bk, beta)
+        if flow is None:
+            return None, "the Gram matrix of the basis is not proved positive definite at this precision"
+        m = reduced.m
+        wz = flow.Linv * arb_mat(m, 1, list(spec.w))
+        wz_rows = tuple(wz[a, 0] for a in range(m))
+        proposal = crossing_time(flow, np.array([float(x.mid()) for x in wz_rows]), causal)
+    if proposal is None:
+        return None, f"a float simulation to t = {SCAN:g} shows no time with every token on one side of ker w"
+    return Plan(flow, wz_rows, proposal[0], proposal[1], causal, options), ""
+
+
+def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
+    """Enclose the head's dynamics until every token ball is in the half-space ``sign <w, .> > 0``
+    (``Entry.run.entered``), to ``1.25 T + 0.25`` for the proposed ``T`` at most."""
+    t0 = time.perf_counter()
+    t_max = Fraction(plan.proposed * 1.25 + 0.25).limit_denominator(1 << 20)
+    sign, wz = plan.sign, plan.wz
+
+    def entered(rows) -> bool:
+        return all(sign * sum((a * b for a, b in zip(wz, x)), arb(0)) > 0 for x in rows)
+
+    with flint.ctx.workprec(plan.options.prec):
+        run = run_balls(plan.flow.heads, plan.causal, plan.flow.initial, t_max, entered, plan.options, deadline)
+    return Entry(run, sign, plan.proposed, round(time.perf_counter() - t0, 3))
+
+
+__all__ = ["Entry", "HeadFlow", "OPTIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]
