@@ -122,9 +122,22 @@ def prompt_ids(loaded, text: str, max_tokens: int | None = None) -> tuple[list[i
 
     factory = tokenizer_factory(loaded)
     if factory is None:
-        raise InvalidInput("prompt", "a model with a tokenizer (not a random init)", loaded.name)
-    tok = factory()
+        what = "a random init" if loaded.seed is not None else "a model given in memory (no weights directory)"
+        raise InvalidInput("prompt", "a model with its tokenizer (a registry name, or weights with tokenizer files "
+                           "beside them) to tokenize the prompt", what,
+                           hint="a random init takes random token ids instead (--random-init --seed S)")
+    try:
+        tok = factory()
+    except InvalidInput as exc:  # the loader's wording is the consensus command's (--prompts as token ids)
+        raise InvalidInput("prompt", "the tokenizer stored with the weights (tokenizer.json or vocabulary files "
+                           "beside them) to tokenize the prompt", exc.got,
+                           hint="copy the model's tokenizer files into the weights directory") from None
     ids = list(tok(text)["input_ids"])
+    if not ids and text.strip():
+        raise InvalidInput("prompt", "the tokenizer stored with the weights (tokenizer.json or vocabulary files "
+                           "beside them) to tokenize the prompt",
+                           f"a tokenizer that gives no tokens for {text[:40]!r} ({loaded.path}: no tokenizer files?)",
+                           hint="copy the model's tokenizer files into the weights directory")
     if max_tokens is not None:
         ids = ids[:max_tokens]
     return ids, [str(t) for t in tok.convert_ids_to_tokens(ids)]

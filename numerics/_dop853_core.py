@@ -207,7 +207,8 @@ def _initial_step(field: BatchedField, X: np.ndarray, f0: np.ndarray, t_end: flo
     scale = atol + np.abs(X) * rtol
     d0 = np.sqrt(np.sum((X / scale) ** 2, axis=(1, 2)) / n)
     d1 = np.sqrt(np.sum((f0 / scale) ** 2, axis=(1, 2)) / n)
-    h0 = np.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / np.maximum(d1, 1e-300))
+    # the ratio only matters where d1 >= 1e-5 (np.where evaluates both branches: no overflow warning elsewhere)
+    h0 = np.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / np.maximum(d1, 1e-5))
     X1 = X + h0[:, None, None] * f0
     f1 = field.evaluate_into(field.matrices(h0), X1, work, fb)
     d2 = np.sqrt(np.sum(((f1 - f0) / scale) ** 2, axis=(1, 2)) / n) / h0

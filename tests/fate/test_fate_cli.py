@@ -109,6 +109,17 @@ def test_audit_fate_of_a_random_init_model_uses_random_token_ids(capsys):
     assert "--prompt" in err and "--random-init" in err and "Traceback" not in err
 
 
+def test_the_enclosure_options_belong_to_fate_and_are_checked(capsys):
+    for extra in (["--fate-budget", "10"], ["--fate-workers", "2"]):
+        assert main(["audit", "toy-model", *extra]) == 2
+        err = capsys.readouterr().err
+        assert extra[0] in err and "--fate" in err and "Traceback" not in err
+    for extra in (["--fate-budget", "-1"], ["--fate-budget", "nan"], ["--fate-workers", "0"], ["--fate-budget", "1e9"]):
+        assert main(["audit", "toy-model", "--fate", *extra]) == 2
+        err = capsys.readouterr().err
+        assert extra[0] in err and "Traceback" not in err
+
+
 def test_audit_fate_refuses_the_options_of_the_hypothesis_audit(capsys):
     for extra in (["--theorem", "4.2"], ["--no-tables"], ["--hemisphere-prompts", "3"], ["--hemisphere-tokens", "8"]):
         assert main(["audit", "toy-model", "--fate", *extra]) == 2
@@ -136,3 +147,17 @@ def test_audit_fate_reports_progress_after_each_head():
     planned = report.record.stats["enclosure_candidates"]
     assert len(calls) == 16 + planned + 1
     assert all(label.startswith("enclosure of layer ") for _, label in calls[16:-1])
+
+
+def test_audit_fate_with_weights_but_no_tokenizer_names_the_tokenizer(tmp_path, capsys):
+    """A weights directory without tokenizer files: the error names the missing tokenizer (it used to be the
+    consensus command's "--prompts ... give token ids as a JSON list" message)."""
+    import pytest
+
+    pytest.importorskip("torch", reason="needs the llm extra (torch, transformers)")
+    from llm_checks.loaders import load_model
+
+    load_model("gpt2-tiny", random_init=True, seed=5).model.save_pretrained(tmp_path)
+    assert main(["audit", "gpt2-tiny", "--weights", str(tmp_path), "--fate", "--fate-budget", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "tokenizer" in err and "prompt" in err and "JSON list" not in err and "Traceback" not in err

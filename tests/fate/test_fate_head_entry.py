@@ -130,3 +130,20 @@ def test_the_spectral_part_is_proved_before_any_run():
     assert spec is not None and why == "" and spec.lam > 0.99 and spec.lam < 1.01
     minus = reduce_head(-V, O, STRADDLE)  # U = diag(-1, -0.1, 0): the dominant eigenvalue is negative
     assert propose_spectral(minus.U_red)[0] is None
+
+
+def test_dask_workers_give_the_serial_fates():
+    """``workers=2``: the jobs run on a Dask LocalCluster from the exact inputs they are sent; same fates, same
+    exact entry times as in this process."""
+    pytest.importorskip("distributed")
+    layer = _layer(STRADDLE)
+    layer2 = _layer(STRADDLE * np.array([1.0, -1.0, 1.0]), seed=3)
+    both = types.SimpleNamespace(index=0, V=np.concatenate([layer.V, layer2.V]), O=np.concatenate([layer.O, layer2.O]),
+                                 A=np.concatenate([layer.A, layer2.A]), B=np.concatenate([layer.B, layer2.B]),
+                                 tokens=layer.tokens, beta=1.0)
+    names = [f"t{i}" for i in range(len(both.tokens))]
+    serial = certify_heads([both], tokens=names, flow_budget_s=60.0)
+    dask = certify_heads([both], tokens=names, flow_budget_s=60.0, workers=2)
+    assert [h.fate for h in serial.heads] == [h.fate for h in dask.heads] == ["consensus", "consensus"]
+    assert [h.facts["enclosure_time"] for h in serial.heads] == [h.facts["enclosure_time"] for h in dask.heads]
+    assert dask.stats["enclosure_workers"] == 2 and serial.stats["enclosure_workers"] == 1

@@ -3,7 +3,8 @@
 Certified heads and the float observation must agree (a certified consensus that the simulation
 does not show collapsing would mean one of the two is wrong), the observation must not change the
 certified count, and the payload must validate.  Measured (docs/fate.md, "Real heads"): 2 of 72
-heads certified, 65 of 72 collapse to one cluster in the simulation to t = 200."""
+heads certified without the enclosure pass, 65 of 72 collapse to one cluster in the simulation to t = 200;
+the enclosure pass certifies layer 3 head 9 (tokens on both sides at t = 0) in about 20 s."""
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ def test_minilm_map_certified_heads_collapse_in_the_simulation_too(minilm_loaded
     ids, strings = prompt_ids(minilm_loaded, DEFAULT_PROMPT, 8)
     factors = head_factors(minilm_loaded, ids, strings)
     plain = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings)
-    report = verify.audit(minilm_loaded, fate=True)  # a model object, not a name: the map accepts both
+    report = verify.audit(minilm_loaded, fate=True, fate_budget=0)  # a model object, not a name: the map accepts both
     seen = report.record
     assert report.exit_code == 4 and seen.tokens == tuple(strings)
     assert len(seen.heads) == 72 and seen.mask == "full"
@@ -35,3 +36,11 @@ def test_minilm_map_certified_heads_collapse_in_the_simulation_too(minilm_loaded
     assert counts["one cluster"] + counts["clusters"] + counts["moving"] == 72
     body = {"schema_version": "1", "kind": "fate", "verdict": "unknown", "scope": "heads", **seen.to_json()}
     jsonschema.validate(json.loads(json.dumps(body)), json.loads(schema_path("fate").read_text()))
+
+    # the enclosure pass: every head it certifies collapses in the simulation too, and it certifies one more at least
+    entered = certify_heads(factors.layers, model="minilm", mask=factors.mask, tokens=strings, flow_budget_s=150.0)
+    new = [h for h in entered.heads if h.fate == "consensus" and "validated enclosure" in h.reason]
+    assert entered.certified == plain.certified + len(new) and len(new) >= 1, entered.stats
+    assert (3, 9) in {(h.layer, h.head) for h in new}
+    observed = {(h.layer, h.head): h.observed for h in seen.heads}
+    assert all(observed[h.layer, h.head].outcome == "one cluster" for h in new)
