@@ -77,10 +77,10 @@ def test_a_stationary_straddling_configuration_is_never_certified():
 def test_a_wrong_proposal_of_time_or_side_is_never_certified(monkeypatch):
     layer = _layer(STRADDLE)
     real = head_flow.crossing_time
-    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal: (0.0, real(flow, wz, causal)[1]))
+    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal, deadline=None: (0.0, real(flow, wz, causal)[1]))
     early = _map(layer).heads[0]  # the run stops at 0.25, long before the crossing (~1.2)
     assert early.fate == "unknown" and "t_max" in early.reason
-    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal: (real(flow, wz, causal)[0], -1))
+    monkeypatch.setattr(head_flow, "crossing_time", lambda flow, wz, causal, deadline=None: (real(flow, wz, causal)[0], -1))
     wrong_side = _map(layer).heads[0]
     assert wrong_side.fate == "unknown" and "enclosure: stopped" in wrong_side.reason
 

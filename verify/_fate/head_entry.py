@@ -17,6 +17,8 @@ import time
 from dataclasses import replace
 from fractions import Fraction
 
+from theorems.errors import InvalidInput
+
 from .contraction import propose_spectral
 from .head_flow import OPTIONS, enter_half_space, plan_entry
 from .heads import reduce_head
@@ -29,13 +31,17 @@ def _note(fate, text: str):
     return replace(fate, reason=f"{fate.reason}; enclosure: {text}")
 
 
-def _prepare(V, O, A, B, tokens, beta: float, causal: bool):
-    """``(reduced, spectral, plan, "")`` or ``(.., None, why)`` for one head."""
-    reduced = reduce_head(V, O, tokens)
-    spec, why, _ = propose_spectral(reduced.U_red)
-    if spec is None:
-        return reduced, None, None, why
-    plan, why = plan_entry(reduced, spec, A, B, Fraction(beta), causal)
+def _prepare(V, O, A, B, tokens, beta: float, causal: bool, deadline: float | None = None):
+    """``(reduced, spectral, plan, "")`` or ``(.., None, why)`` for one head; bad data (a NaN in a factor) is
+    this head's reason, not the map's error.  ``deadline``: a ``time.perf_counter()`` value for the proposal."""
+    try:
+        reduced = reduce_head(V, O, tokens)
+        spec, why, _ = propose_spectral(reduced.U_red)
+        if spec is None:
+            return reduced, None, None, why
+        plan, why = plan_entry(reduced, spec, A, B, Fraction(beta), causal, deadline=deadline)
+    except InvalidInput as exc:
+        return None, None, None, str(exc)
     return reduced, spec, plan, why
 
 
@@ -45,7 +51,7 @@ def run_head(V, O, A, B, tokens, beta: float, causal: bool, deadline_wall: float
     left = deadline_wall - time.time()
     if left <= 0:
         return {"ran": False, "why": "time budget spent"}
-    _, spec, plan, why = _prepare(V, O, A, B, tokens, beta, causal)
+    _, spec, plan, why = _prepare(V, O, A, B, tokens, beta, causal, time.perf_counter() + left)
     if plan is None:
         return {"ran": False, "why": why}
     entry = enter_half_space(plan, time.perf_counter() + (deadline_wall - time.time()))
@@ -72,7 +78,8 @@ def _apply(fate, result: dict):
     return replace(fate, fate="consensus", reason=(
         f"validated enclosure to t = {t:.6g} ({result['steps']} steps, width {width}): every token with "
         f"{side}<w, x_i(t)> > 0; then projective contraction: lambda in {result['lam']} > rho = "
-        f"{result['rho']:.6g} >= |U|_S on ker w (any P, beta, mask); consensus at {side}v/|v|"))
+        f"{result['rho']:.6g} >= |U|_S on ker w (any P, beta, mask); consensus at {side}Bv/|Bv| (v, w in the "
+        f"reduced basis B, <w, v> = 1)"))
 
 
 def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entry=None,
@@ -89,12 +96,20 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
         if fate.category != "both sides":
             continue
         layer, h = layer_of[i]
-        beta = float(layer.beta)
+        try:
+            beta = float(layer.beta)
+        except (OverflowError, TypeError, ValueError):
+            beta = math.nan
         if not (math.isfinite(beta) and beta > 0):
-            out[i] = _note(fate, f"not attempted (beta = {beta!r} is not a finite positive number)")
+            out[i] = _note(fate, f"not attempted (beta = {layer.beta!r} is not a finite positive float)")
+            continue
+        left = deadline_wall - time.time()
+        if left <= 0:
+            out[i] = _note(fate, "not attempted (time budget spent before its crossing time was proposed)")
             continue
         t0 = time.perf_counter()
-        _, _, plan, why = _prepare(layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, beta, causal)
+        _, _, plan, why = _prepare(layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, beta, causal,
+                                   t0 + left)
         out[i] = replace(fate, wall_s=round(fate.wall_s + time.perf_counter() - t0, 3))
         if plan is None:
             out[i] = _note(out[i], f"not attempted ({why})")

@@ -122,25 +122,50 @@ def _float_field(Bt: np.ndarray, Ut: np.ndarray, causal: bool):
     return F
 
 
-def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool) -> tuple[float, int] | None:
+MAX_EVALUATIONS = 20_000
+"""A float proposal that needs more field evaluations than this (a near hard-max attention) is abandoned."""
+
+
+class _Stop(Exception):
+    """A non-finite float field, too many evaluations or the deadline: no proposal."""
+
+
+def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool, deadline: float | None = None) -> tuple[float, int] | None:
     """Float proposal: the first sample time ``<= SCAN`` at which every token has one strict sign of
-    ``<wz, z_i>`` (a margin of 1e-6), and that sign; None when the float run shows none."""
+    ``<wz, z_i>`` (a margin of 1e-6), and that sign; None when the float run shows none, produces a
+    non-finite value, needs more than :data:`MAX_EVALUATIONS` evaluations or passes ``deadline``
+    (a ``time.perf_counter()`` value)."""
     from scipy.integrate import solve_ivp
 
     mid = lambda M: np.array([[float(M[i, j].mid()) for j in range(M.ncols())] for i in range(M.nrows())])
     Bt, Ut = (mid(M) for M in flow.heads[0])
     X0 = mid(flow.initial)
+    if not (np.all(np.isfinite(Bt)) and np.all(np.isfinite(Ut)) and np.all(np.isfinite(X0)) and np.all(np.isfinite(wz))):
+        return None
     N, m = X0.shape
     F = _float_field(Bt, Ut, causal)
+    count = [0]
+
+    def rhs(t, y):
+        count[0] += 1
+        if count[0] > MAX_EVALUATIONS or (deadline is not None and count[0] % 64 == 0 and time.perf_counter() > deadline):
+            raise _Stop
+        with np.errstate(all="ignore"):
+            v = F(y, N, m)
+        if not np.all(np.isfinite(v)):
+            raise _Stop
+        return v
+
     try:
-        sol = solve_ivp(lambda t, y: F(y, N, m), (0.0, SCAN), X0.ravel(), method="DOP853", rtol=1e-8, atol=1e-10,
-                        dense_output=True)
-    except (ValueError, FloatingPointError):
+        sol = solve_ivp(rhs, (0.0, SCAN), X0.ravel(), method="DOP853", rtol=1e-8, atol=1e-10, dense_output=True)
+    except (_Stop, ValueError, FloatingPointError, ZeroDivisionError):
         return None
     if not sol.success:
         return None
     for t in np.linspace(0.0, SCAN, int(40 * SCAN) + 1):
         b = sol.sol(t).reshape(N, m) @ wz
+        if not np.all(np.isfinite(b)):
+            return None
         scale = max(float(np.max(np.abs(b))), 1e-300)
         if np.all(b > 1e-6 * scale):
             return float(t), 1
@@ -175,8 +200,9 @@ class Plan:
 
 
 def plan_entry(reduced: ReducedHead, spec: Spectral, A: np.ndarray, Bk: np.ndarray, beta: Fraction, causal: bool,
-               options: ValidatedOptions = OPTIONS) -> tuple[Plan | None, str]:
-    """The :class:`Plan` of a head (cheap: no enclosure yet), or ``(None, why)``."""
+               options: ValidatedOptions = OPTIONS, deadline: float | None = None) -> tuple[Plan | None, str]:
+    """The :class:`Plan` of a head (cheap: no enclosure yet), or ``(None, why)``; ``deadline`` bounds the
+    float proposal (a ``time.perf_counter()`` value)."""
     with flint.ctx.workprec(options.prec):
         flow = orthonormal(reduced, A, Bk, beta)
         if flow is None:
@@ -184,9 +210,10 @@ def plan_entry(reduced: ReducedHead, spec: Spectral, A: np.ndarray, Bk: np.ndarr
         m = reduced.m
         wz = flow.Linv * arb_mat(m, 1, list(spec.w))
         wz_rows = tuple(wz[a, 0] for a in range(m))
-        proposal = crossing_time(flow, np.array([float(x.mid()) for x in wz_rows]), causal)
+        proposal = crossing_time(flow, np.array([float(x.mid()) for x in wz_rows]), causal, deadline)
     if proposal is None:
-        return None, f"a float simulation to t = {SCAN:g} shows no time with every token on one side of ker w"
+        return None, (f"a float simulation to t = {SCAN:g} shows no time with every token on one side of ker w (or "
+                      f"it stopped: a non-finite value, more than {MAX_EVALUATIONS} evaluations, the time budget)")
     return Plan(flow, wz_rows, proposal[0], proposal[1], causal, options), ""
 
 
@@ -205,4 +232,4 @@ def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     return Entry(run, sign, plan.proposed, round(time.perf_counter() - t0, 3))
 
 
-__all__ = ["Entry", "HeadFlow", "OPTIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]
+__all__ = ["Entry", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
+import warnings
 from typing import Any, Callable, Iterator, Sequence
 
 from theorems.errors import InvalidInput
@@ -84,8 +85,13 @@ class DaskExecutor:
                 raise InvalidInput("--scheduler", "the address of a running Dask scheduler (tcp://HOST:PORT)", scheduler,
                                    hint=f"could not connect: {exc}") from None
         else:
-            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                         memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR)
+            # dask's own logging config sets "distributed" to INFO; with a root handler (the CLI's) every scheduler
+            # and nanny start-up line would reach stderr
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            with warnings.catch_warnings():  # "Port 8787 is already in use" when another cluster runs: harmless
+                warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                             memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
 
     def describe(self) -> dict[str, Any]:
