@@ -147,3 +147,16 @@ def test_dask_workers_give_the_serial_fates():
     assert [h.fate for h in serial.heads] == [h.fate for h in dask.heads] == ["consensus", "consensus"]
     assert [h.facts["enclosure_time"] for h in serial.heads] == [h.facts["enclosure_time"] for h in dask.heads]
     assert dask.stats["enclosure_workers"] == 2 and serial.stats["enclosure_workers"] == 1
+
+
+def test_beta_is_read_exactly():
+    """An exact ``beta`` (int, Fraction) is never rounded through a float; a float is the binary rational it holds."""
+    from verify._fate.head_entry import exact_beta
+
+    assert exact_beta(Fraction(1, 3)) == Fraction(1, 3) and exact_beta(2) == 2 and exact_beta(10**400) == 10**400
+    assert exact_beta(0.1) == Fraction(0.1) != Fraction(1, 10)
+    assert exact_beta(np.float32(0.1)) == Fraction(float(np.float32(0.1)))
+    for bad in (True, 0, -1, Fraction(-1, 3), float("nan"), float("inf"), "1/3", None):
+        assert exact_beta(bad) is None
+    head = _map(_layer(STRADDLE, beta=Fraction(1, 3))).heads[0]
+    assert head.fate == "consensus", head.reason

@@ -13,9 +13,12 @@ factors, tokens and ``beta``), so a worker trusts nothing but those.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import replace
 from fractions import Fraction
+
+import numpy as np
 
 from theorems.errors import InvalidInput
 
@@ -31,7 +34,23 @@ def _note(fate, text: str):
     return replace(fate, reason=f"{fate.reason}; enclosure: {text}")
 
 
-def _prepare(V, O, A, B, tokens, beta: float, causal: bool, deadline: float | None = None):
+def exact_beta(value) -> Fraction | None:
+    """The exact rational ``beta`` denotes (a float is the binary rational it holds; an int or a Fraction is
+    kept exactly, never rounded through a float), or None when it is not a finite positive number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, numbers.Rational):
+        q = Fraction(value.numerator, value.denominator)
+    elif isinstance(value, (float, np.floating)):
+        if not math.isfinite(float(value)):
+            return None
+        q = Fraction(float(value))
+    else:
+        return None
+    return q if q > 0 else None
+
+
+def _prepare(V, O, A, B, tokens, beta: Fraction, causal: bool, deadline: float | None = None):
     """``(reduced, spectral, plan, "")`` or ``(.., None, why)`` for one head; bad data (a NaN in a factor) is
     this head's reason, not the map's error.  ``deadline``: a ``time.perf_counter()`` value for the proposal."""
     try:
@@ -39,13 +58,13 @@ def _prepare(V, O, A, B, tokens, beta: float, causal: bool, deadline: float | No
         spec, why, _ = propose_spectral(reduced.U_red)
         if spec is None:
             return reduced, None, None, why
-        plan, why = plan_entry(reduced, spec, A, B, Fraction(beta), causal, deadline=deadline)
+        plan, why = plan_entry(reduced, spec, A, B, beta, causal, deadline=deadline)
     except InvalidInput as exc:
         return None, None, None, str(exc)
     return reduced, spec, plan, why
 
 
-def run_head(V, O, A, B, tokens, beta: float, causal: bool, deadline_wall: float) -> dict:
+def run_head(V, O, A, B, tokens, beta: Fraction, causal: bool, deadline_wall: float) -> dict:
     """One job: the head's enclosure to the half-space, from its exact inputs, until ``deadline_wall``
     (a ``time.time()`` value, comparable across processes of one machine); plain values only."""
     left = deadline_wall - time.time()
@@ -96,12 +115,9 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
         if fate.category != "both sides":
             continue
         layer, h = layer_of[i]
-        try:
-            beta = float(layer.beta)
-        except (OverflowError, TypeError, ValueError):
-            beta = math.nan
-        if not (math.isfinite(beta) and beta > 0):
-            out[i] = _note(fate, f"not attempted (beta = {layer.beta!r} is not a finite positive float)")
+        beta = exact_beta(layer.beta)
+        if beta is None:
+            out[i] = _note(fate, f"not attempted (beta = {layer.beta!r} is not a finite positive number)")
             continue
         left = deadline_wall - time.time()
         if left <= 0:
@@ -120,7 +136,7 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
     for _, i in plans:
         layer, h = layer_of[i]
         jobs.append((f"head-{out[i].layer}-{out[i].head}", run_head,
-                     (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, float(layer.beta), causal,
+                     (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, exact_beta(layer.beta), causal,
                       deadline_wall)))
     attempted = certified = 0
     executor = make_executor(workers=workers if workers and workers > 1 else None)
@@ -145,4 +161,4 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
             "enclosure_workers": max(1, workers or 1)}
 
 
-__all__ = ["ROUTE", "entry_pass", "run_head"]
+__all__ = ["ROUTE", "entry_pass", "exact_beta", "run_head"]

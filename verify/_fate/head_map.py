@@ -4,8 +4,10 @@ For each layer ``k`` and head ``h``: the head's own continuous dynamics (eq. 5, 
 ``U^h``, ``P^h`` on the unit-sphere scale, ``beta`` as the model uses it, the model's mask) from
 the prompt's normalised hidden states at the layer's input.  :func:`~.heads.reduce_head` reduces
 it exactly to ``V = span(x_i(0)) + range(U^h)``; :mod:`.contraction` proves consensus or the head
-is "unknown" with the reason.  The input is plain float64 arrays (``V``, ``O``, ``tokens`` per
-layer, :mod:`llm_checks.head_factors`), read as the exact binary rationals they hold.
+is "unknown" with the reason.  With a time budget, a second pass (:mod:`.head_entry`) encloses the
+heads whose tokens start on both sides of ``ker w`` until they share a half-space.  The input is plain
+float64 arrays (``V``, ``O``, ``tokens`` per layer, :mod:`llm_checks.head_factors`), read as the exact
+binary rationals they hold.
 """
 from __future__ import annotations
 
@@ -173,8 +175,8 @@ def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=()
                   on_head=None, observe: bool = False, flow_budget_s: float = 0.0, on_entry=None,
                   workers: int | None = None) -> HeadFateMap:
     """:class:`HeadFateMap` over ``layers`` (objects with ``index``, ``V`` ``(H, D, d_head)``,
-    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``, and with ``observe`` or a flow budget also ``A``, ``B``
-    ``(H, D, d_head)`` and ``beta``: each head then gets a float simulation as well); ``on_head(HeadFate)``
+    ``O`` ``(H, d_head, D)``, ``tokens`` ``(N, D)``, and, with ``observe`` or a flow budget, also ``A``, ``B``
+    ``(H, D, d_head)`` and ``beta``); ``observe``: each head also gets a float simulation; ``on_head(HeadFate)``
     reports progress.  ``flow_budget_s > 0``: after the map, the heads whose tokens straddle ``ker w`` get a
     validated enclosure to a shared half-space (:mod:`.head_flow`), earliest proposed crossing first, until
     the wall-clock budget is spent (a budget changes how many heads are tried, never what a fate proves);

@@ -23,7 +23,8 @@ def audit_fate(model, *, prompt: str | None = None, prompts: str | None = None, 
     (``verify._fate.head_observe``; shown beside the certified fates, never counted as one).
     ``progress(fraction, label)`` is called after each head.  ``fate_budget``: wall-clock seconds for the
     validated enclosures of the heads whose tokens straddle ``ker w`` (:mod:`verify._fate.head_entry`; 0: none);
-    ``fate_workers >= 2``: those enclosures on a Dask ``LocalCluster`` of that many processes.  ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
+    ``fate_workers >= 2``: those enclosures on a Dask ``LocalCluster`` of that many processes.
+    ``random_init``: random weights from the named config (no tokenizer is used: the prompt is
     ``max_tokens`` random token ids drawn with ``seed``, and ``prompt`` / ``prompts`` are refused)."""
     from llm_checks.head_factors import head_factors, prompt_ids
     from llm_checks.prompts import random_prompts
