@@ -160,3 +160,28 @@ def test_beta_is_read_exactly():
         assert exact_beta(bad) is None
     head = _map(_layer(STRADDLE, beta=Fraction(1, 3))).heads[0]
     assert head.fate == "consensus", head.reason
+
+
+def test_the_logarithmic_norm_run_comes_first_and_the_lohner_run_is_the_fallback(monkeypatch):
+    """The straddling head is certified by the logarithmic-norm enclosure; when that one is made to fail (width), the
+    Lohner enclosure runs from t = 0 and certifies it again, and the head says which run it rests on.  A first run
+    that stopped for a reason the Lohner run cannot change (the horizon) is not retried."""
+    layer = _layer(STRADDLE)
+    head = _map(layer).heads[0]
+    assert head.fate == "consensus" and head.facts["enclosure_method"] == "lognorm"
+    assert "logarithmic-norm steps" in head.reason
+    calls = []
+
+    def failing(status):
+        def run(heads, causal, initial, t_max, entered, options, deadline=None):
+            calls.append(status)
+            return head_flow.FlowRun(False, Fraction(0), (), 0, status, float("inf"))
+        return run
+
+    monkeypatch.setattr(head_flow, "run_ball_set", failing("width"))
+    again = _map(layer).heads[0]
+    assert calls == ["width"] and again.fate == "consensus" and again.facts["enclosure_method"] == "lohner"
+    assert "Lohner steps" in again.reason
+    monkeypatch.setattr(head_flow, "run_ball_set", failing("t_max"))
+    stopped = _map(layer).heads[0]
+    assert calls == ["width", "t_max"] and stopped.fate == "unknown" and stopped.facts["enclosure_method"] == "lognorm"

@@ -23,6 +23,7 @@ from theorems.errors import InvalidInput
 from verify.validated import Field, Tokens, ValidatedOptions
 from verify.validated.balls import field_data, flat, initial_box, max_width, rows
 from verify.validated.lohner import LohnerSet
+from verify.validated.lognorm import BallSet, ball_step, ball_width
 from verify.validated.series import Damped
 from verify.validated.step import validated_step
 
@@ -105,6 +106,36 @@ def run_balls(heads, causal: bool, initial: arb_mat, t_max: Fraction, entered: C
     return FlowRun(False, t, enclosure, steps, "t_max", max_width(enclosure))
 
 
+def run_ball_set(heads, causal: bool, initial: arb_mat, t_max: Fraction, entered: Callable[[Rows], bool],
+                 options: ValidatedOptions, deadline: float | None = None) -> FlowRun:
+    """:func:`run_balls` with the logarithmic-norm step (:func:`verify.validated.lognorm.ball_step`): the set is a
+    Euclidean ball around an exact centre, and ``entered`` is asked about its hull (each coordinate
+    ``centre +- radius``).  Same statuses; rigorous for the same reasons, no Lohner frame."""
+    S = BallSet.from_balls(initial)
+    enclosure = rows(S.hull())
+    if not all(x.is_finite() for x in initial.entries()):  # no real set to test (an infinite midpoint or radius)
+        return FlowRun(False, Fraction(0), enclosure, 0, "width", math.inf)
+    if entered(enclosure):
+        return FlowRun(True, Fraction(0), enclosure, 0, "entered", ball_width(S))
+    t, hint, steps = Fraction(0), None, 0
+    while t < t_max:
+        if steps >= options.max_steps:
+            return FlowRun(False, t, enclosure, steps, "max_steps", ball_width(S))
+        if deadline is not None and time.perf_counter() > deadline:
+            return FlowRun(False, t, enclosure, steps, "deadline", ball_width(S))
+        out = ball_step(S, heads, causal, t_max - t, options, hint)
+        if out.new is None:
+            return FlowRun(False, t, enclosure, steps, "step_too_small", ball_width(S))
+        S, t, steps = out.new, t + out.h, steps + 1
+        enclosure = rows(S.hull())
+        hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
+        if entered(enclosure):
+            return FlowRun(True, t, enclosure, steps, "entered", ball_width(S))
+        if ball_width(S) > options.max_width:
+            return FlowRun(False, t, enclosure, steps, "width", ball_width(S))
+    return FlowRun(False, t, enclosure, steps, "t_max", ball_width(S))
+
+
 def damping(field: Field) -> int:
     """The damping constant ``c`` of a damped run: ``ceil(sum_h ||U^h||_F)`` (at least 1), exact.  On the
     sphere ``|<x_i, v_i>| <= |v_i| <= sum_h ||U^h||_2 <= c``, so the norm of every token is attracted to 1
@@ -132,4 +163,4 @@ def run_tiered(field: Field, tokens: Tokens, t_max: Fraction, entered: Callable[
     return run_until(field, tokens, t_max, entered, ENCLOSURES[last]), last
 
 
-__all__ = ["DAMPED", "ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "damping", "run_balls", "run_tiered", "run_until"]
+__all__ = ["DAMPED", "ENCLOSURES", "FlowRun", "OPTIONS", "Rows", "TIGHT", "damping", "run_ball_set", "run_balls", "run_tiered", "run_until"]

@@ -23,11 +23,14 @@ import numpy as np
 from theorems.errors import InvalidInput
 
 from .contraction import propose_spectral
-from .head_flow import OPTIONS, enter_half_space, plan_entry
+from .head_flow import BALL_OPTIONS, OPTIONS, enter_half_space, plan_entry
 from .heads import reduce_head
 
 ROUTE = ("validated enclosure (arb, orthonormal coordinates of the exact reduction) to a shared half-space, "
          "then the projective contraction")
+
+
+_METHOD = {"lognorm": "logarithmic-norm", "lohner": "Lohner"}
 
 
 def _note(fate, text: str):
@@ -77,7 +80,7 @@ def run_head(V, O, A, B, tokens, beta: Fraction, causal: bool, deadline_wall: fl
     run = entry.run
     return {"ran": True, "entered": run.entered, "status": run.status, "time": str(run.time), "steps": run.steps,
             "width": run.width if math.isfinite(run.width) else None, "sign": entry.sign,
-            "proposed": entry.proposed, "wall_s": entry.wall_s, "lam": spec.lam.str(6, radius=True),
+            "proposed": entry.proposed, "wall_s": entry.wall_s, "method": entry.method, "lam": spec.lam.str(6, radius=True),
             "rho": float(spec.rho)}
 
 
@@ -86,7 +89,7 @@ def _apply(fate, result: dict):
         return _note(fate, f"not attempted ({result.get('why', 'no result')})")
     facts = dict(fate.facts) | {"proposed_crossing": result["proposed"], "enclosure_steps": result["steps"],
                                 "enclosure_status": result["status"], "enclosure_time": result["time"],
-                                "enclosure_width": result["width"]}
+                                "enclosure_width": result["width"], "enclosure_method": result.get("method", "lohner")}
     fate = replace(fate, facts=facts, wall_s=round(fate.wall_s + result["wall_s"], 3))
     t = float(Fraction(result["time"]))
     if not result["entered"]:
@@ -95,7 +98,8 @@ def _apply(fate, result: dict):
     side = "+" if result["sign"] > 0 else "-"
     width = "nan" if result["width"] is None else f"{result['width']:.1e}"
     return replace(fate, fate="consensus", reason=(
-        f"validated enclosure to t = {t:.6g} ({result['steps']} steps, width {width}): every token with "
+        f"validated enclosure to t = {t:.6g} ({result['steps']} {_METHOD[result.get('method', 'lohner')]} steps, width "
+        f"{width}): every token with "
         f"{side}<w, x_i(t)> > 0; then projective contraction: lambda in {result['lam']} > rho = "
         f"{result['rho']:.6g} >= |U|_S on ker w (any P, beta, mask); consensus at {side}Bv/|Bv| (v, w in the "
         f"reduced basis B, <w, v> = 1)"))
@@ -157,7 +161,8 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
     finally:
         executor.close()
     return {"enclosure_route": ROUTE, "enclosure_candidates": len(plans), "enclosure_attempted": attempted,
-            "enclosure_certified": certified, "enclosure_options": OPTIONS.to_json(),
+            "enclosure_certified": certified, "enclosure_options": BALL_OPTIONS.to_json() | {"method": "lognorm"},
+            "enclosure_fallback_options": OPTIONS.to_json() | {"method": "lohner"},
             "enclosure_workers": max(1, workers or 1)}
 
 

@@ -67,9 +67,10 @@ def picard_box(Y: arb_mat, h: arb, heads: Heads, causal: bool,
 
 
 def taylor_box(Ycoeffs: list[arb_mat], h: arb, heads: Heads, causal: bool,
-               tries: int = MAX_TRIES) -> tuple[arb_mat, arb_mat] | None:
+               tries: int = MAX_TRIES, jacobian: bool = True) -> tuple[arb_mat, arb_mat | None] | None:
     """``(B, DF)`` from the high-order test (see the module docstring): ``Ycoeffs`` are the
-    coefficients ``X_0..X_q`` over ``Y``; ``None`` when no box is proved."""
+    coefficients ``X_0..X_q`` over ``Y``; ``None`` when no box is proved.  ``jacobian=False``: ``DF`` is
+    None (the caller computes it on ``B`` when it needs it)."""
     q = len(Ycoeffs) - 1
     span = unit_interval_times(h)
     tail = nonneg_power(span, q + 1)
@@ -82,7 +83,7 @@ def taylor_box(Ycoeffs: list[arb_mat], h: arb, heads: Heads, causal: bool,
             return None
         image = poly + top * tail
         if contains_interior(candidate, image):
-            return image, field_jacobian(image, heads, causal)
+            return image, field_jacobian(image, heads, causal) if jacobian else None
         B = image
     return None
 
