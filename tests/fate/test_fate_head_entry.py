@@ -179,9 +179,33 @@ def test_the_logarithmic_norm_run_comes_first_and_the_lohner_run_is_the_fallback
         return run
 
     monkeypatch.setattr(head_flow, "run_ball_set", failing("width"))
-    again = _map(layer).heads[0]
-    assert calls == ["width"] and again.fate == "consensus" and again.facts["enclosure_method"] == "lohner"
+    again = _map(layer).heads[0]  # the first ball run grew (infinite width): the tight one, then Lohner
+    assert calls == ["width", "width"] and again.fate == "consensus" and again.facts["enclosure_method"] == "lohner"
     assert "Lohner steps" in again.reason
+    calls.clear()
     monkeypatch.setattr(head_flow, "run_ball_set", failing("t_max"))
     stopped = _map(layer).heads[0]
-    assert calls == ["width", "t_max"] and stopped.fate == "unknown" and stopped.facts["enclosure_method"] == "lognorm"
+    assert calls == ["t_max"] and stopped.fate == "unknown" and stopped.facts["enclosure_method"] == "lognorm"
+
+
+def test_a_ball_run_that_grew_is_retried_tight_and_one_that_did_not_is_not(monkeypatch):
+    layer = _layer(STRADDLE)
+    calls, real = [], head_flow.run_ball_set
+
+    def first_fails(width):
+        def run(heads, causal, initial, t_max, entered, options, deadline=None):
+            calls.append(options)
+            if options is head_flow.BALL_OPTIONS:
+                return head_flow.FlowRun(False, Fraction(1, 8), (), 3, "step_too_small", width)
+            return real(heads, causal, initial, t_max, entered, options, deadline)
+        return run
+
+    monkeypatch.setattr(head_flow, "run_ball_set", first_fails(1e-3))
+    head = _map(layer).heads[0]
+    assert calls == [head_flow.BALL_OPTIONS, head_flow.BALL_TIGHT]
+    assert head.fate == "consensus" and head.facts["enclosure_method"] == "lognorm-tight"
+    assert "logarithmic-norm (tight) steps" in head.reason
+    calls.clear()
+    monkeypatch.setattr(head_flow, "run_ball_set", first_fails(1e-12))  # narrow: the step itself failed, not growth
+    head = _map(layer).heads[0]
+    assert calls == [head_flow.BALL_OPTIONS] and head.fate == "unknown" and "step_too_small" in head.reason

@@ -364,13 +364,12 @@ def test_enter_half_space_by_lognorm_is_true_for_the_reference():
 
 
 def test_enter_half_space_falls_back_to_lohner_when_the_ball_grows_too_wide(monkeypatch):
-    """A width limit the ball run cannot keep (1e-3 here): it stops with ``width`` and the Lohner run takes over."""
+    """A width limit the ball runs cannot keep (1e-3 here): they stop with ``width`` and the Lohner run takes over."""
     from dataclasses import replace
-
     from verify._fate import head_flow
-
     narrow = replace(BALL_OPTIONS, max_width=1e-3)
     monkeypatch.setattr(head_flow, "BALL_OPTIONS", narrow)
+    monkeypatch.setattr(head_flow, "BALL_TIGHT", replace(head_flow.BALL_TIGHT, max_width=1e-3))
     plan, X, f, w = _half_space_plan(5e-3)
     with ctx.workprec(128):
         ball = run_ball_set(plan.flow.heads, False, plan.flow.initial, Fraction(1), lambda rows: False, narrow)

@@ -23,14 +23,14 @@ import numpy as np
 from theorems.errors import InvalidInput
 
 from .contraction import propose_spectral
-from .head_flow import BALL_OPTIONS, OPTIONS, enter_half_space, plan_entry
+from .head_flow import BALL_OPTIONS, BALL_TIGHT, OPTIONS, enter_half_space, plan_entry
 from .heads import reduce_head
 
 ROUTE = ("validated enclosure (arb, orthonormal coordinates of the exact reduction) to a shared half-space, "
          "then the projective contraction")
 
 
-_METHOD = {"lognorm": "logarithmic-norm", "lohner": "Lohner"}
+_METHOD = {"lognorm": "logarithmic-norm", "lognorm-tight": "logarithmic-norm (tight)", "lohner": "Lohner"}
 
 
 def _note(fate, text: str):
@@ -162,6 +162,7 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
         executor.close()
     return {"enclosure_route": ROUTE, "enclosure_candidates": len(plans), "enclosure_attempted": attempted,
             "enclosure_certified": certified, "enclosure_options": BALL_OPTIONS.to_json() | {"method": "lognorm"},
+            "enclosure_tight_options": BALL_TIGHT.to_json() | {"method": "lognorm-tight"},
             "enclosure_fallback_options": OPTIONS.to_json() | {"method": "lohner"},
             "enclosure_workers": max(1, workers or 1)}
 
