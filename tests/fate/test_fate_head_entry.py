@@ -209,3 +209,19 @@ def test_a_ball_run_that_grew_is_retried_tight_and_one_that_did_not_is_not(monke
     monkeypatch.setattr(head_flow, "run_ball_set", first_fails(1e-12))  # narrow: the step itself failed, not growth
     head = _map(layer).heads[0]
     assert calls == [head_flow.BALL_OPTIONS] and head.fate == "unknown" and "step_too_small" in head.reason
+
+
+def test_a_late_proposed_crossing_starts_with_the_tight_ball_run(monkeypatch):
+    layer = _layer(STRADDLE)
+    real_time, real_run, calls = head_flow.crossing_time, head_flow.run_ball_set, []
+    monkeypatch.setattr(head_flow, "crossing_time",
+                        lambda flow, wz, causal, deadline=None: (head_flow.TIGHT_FROM + 1, real_time(flow, wz, causal)[1]))
+
+    def recorded(heads, causal, initial, t_max, entered, options, deadline=None):
+        calls.append(options)
+        return real_run(heads, causal, initial, t_max, entered, options, deadline)
+
+    monkeypatch.setattr(head_flow, "run_ball_set", recorded)
+    head = _map(layer).heads[0]  # the crossing (~1.2) comes long before the proposal: entered there, tight
+    assert calls == [head_flow.BALL_TIGHT] and head.fate == "consensus"
+    assert head.facts["enclosure_method"] == "lognorm-tight" and float(Fraction(head.facts["enclosure_time"])) < 3

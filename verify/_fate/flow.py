@@ -82,58 +82,53 @@ def run_balls(heads, causal: bool, initial: arb_mat, t_max: Fraction, entered: C
     inside ``ctx.workprec(options.prec)``.  ``deadline`` (a ``time.perf_counter()`` value) ends the run
     between steps with status ``deadline``: a wall-clock limit changes how far a run gets, never what it proves."""
     N, d = initial.nrows(), initial.ncols()
-    enclosure = rows(initial)
-    if entered(enclosure):
-        return FlowRun(True, Fraction(0), enclosure, 0, "entered", max_width(enclosure))
-    S = LohnerSet.from_box(flat(initial))
-    t, hint, steps = Fraction(0), None, 0
-    while t < t_max:
-        if steps >= options.max_steps:
-            return FlowRun(False, t, enclosure, steps, "max_steps", max_width(enclosure))
-        if deadline is not None and time.perf_counter() > deadline:
-            return FlowRun(False, t, enclosure, steps, "deadline", max_width(enclosure))
-        out = validated_step(S, N, d, heads, causal, t_max - t, options, hint)
-        if out.new is None:
-            return FlowRun(False, t, enclosure, steps, "step_too_small", max_width(enclosure))
-        S, t, steps = out.new, t + out.h, steps + 1
-        enclosure = rows(out.end)
-        width = max_width(enclosure)
-        hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
-        if entered(enclosure):
-            return FlowRun(True, t, enclosure, steps, "entered", width)
-        if math.isnan(width) or width > options.max_width:
-            return FlowRun(False, t, enclosure, steps, "width", width)
-    return FlowRun(False, t, enclosure, steps, "t_max", max_width(enclosure))
+
+    def view(S, out):
+        enclosure = rows(initial if out is None else out.end)
+        return enclosure, max_width(enclosure)
+
+    return _drive(LohnerSet.from_box(flat(initial)), lambda S, left, hint: validated_step(S, N, d, heads, causal, left,
+                  options, hint), view, t_max, entered, options, deadline)
 
 
 def run_ball_set(heads, causal: bool, initial: arb_mat, t_max: Fraction, entered: Callable[[Rows], bool],
                  options: ValidatedOptions, deadline: float | None = None) -> FlowRun:
     """:func:`run_balls` with the logarithmic-norm step (:func:`verify.validated.lognorm.ball_step`): the set is a
     Euclidean ball around an exact centre, and ``entered`` is asked about its hull (each coordinate
-    ``centre +- radius``).  Same statuses; rigorous for the same reasons, no Lohner frame."""
+    ``centre +- radius``).  Same statuses; rigorous for the same reasons, no Lohner frame.  A start that is not
+    finite is a set of infinite width (status ``width`` at ``t = 0``, ``entered`` never asked)."""
     S = BallSet.from_balls(initial)
-    enclosure = rows(S.hull())
-    if not all(x.is_finite() for x in initial.entries()):  # no real set to test (an infinite midpoint or radius)
-        return FlowRun(False, Fraction(0), enclosure, 0, "width", math.inf)
+    if not all(x.is_finite() for x in initial.entries()):
+        return FlowRun(False, Fraction(0), rows(S.hull()), 0, "width", math.inf)
+    return _drive(S, lambda S, left, hint: ball_step(S, heads, causal, left, options, hint),
+                  lambda S, out: (rows(S.hull()), ball_width(S)), t_max, entered, options, deadline)
+
+
+def _drive(S, step, view, t_max: Fraction, entered: Callable[[Rows], bool], options: ValidatedOptions,
+           deadline: float | None) -> FlowRun:
+    """The run loop of both: ``step(S, h_left, hint)`` returns an outcome with ``new`` (None: failed), ``h``,
+    ``rejected`` and ``next_hint``; ``view(S, outcome)`` the enclosure rows the test sees and their width
+    (``outcome`` None for the start)."""
+    enclosure, width = view(S, None)
     if entered(enclosure):
-        return FlowRun(True, Fraction(0), enclosure, 0, "entered", ball_width(S))
+        return FlowRun(True, Fraction(0), enclosure, 0, "entered", width)
     t, hint, steps = Fraction(0), None, 0
     while t < t_max:
         if steps >= options.max_steps:
-            return FlowRun(False, t, enclosure, steps, "max_steps", ball_width(S))
+            return FlowRun(False, t, enclosure, steps, "max_steps", width)
         if deadline is not None and time.perf_counter() > deadline:
-            return FlowRun(False, t, enclosure, steps, "deadline", ball_width(S))
-        out = ball_step(S, heads, causal, t_max - t, options, hint)
+            return FlowRun(False, t, enclosure, steps, "deadline", width)
+        out = step(S, t_max - t, hint)
         if out.new is None:
-            return FlowRun(False, t, enclosure, steps, "step_too_small", ball_width(S))
+            return FlowRun(False, t, enclosure, steps, "step_too_small", width)
         S, t, steps = out.new, t + out.h, steps + 1
-        enclosure = rows(S.hull())
+        enclosure, width = view(S, out)
         hint = out.next_hint if out.rejected == 0 else min(out.next_hint, float(out.h))
         if entered(enclosure):
-            return FlowRun(True, t, enclosure, steps, "entered", ball_width(S))
-        if ball_width(S) > options.max_width:
-            return FlowRun(False, t, enclosure, steps, "width", ball_width(S))
-    return FlowRun(False, t, enclosure, steps, "t_max", ball_width(S))
+            return FlowRun(True, t, enclosure, steps, "entered", width)
+        if math.isnan(width) or width > options.max_width:
+            return FlowRun(False, t, enclosure, steps, "width", width)
+    return FlowRun(False, t, enclosure, steps, "t_max", width)
 
 
 def damping(field: Field) -> int:

@@ -56,6 +56,11 @@ BALL_TIGHT = ValidatedOptions(order=30, jacobian_order=3, tol=1e-30, max_width=0
 remainders at 192 bits, so the same growth ends narrower (MiniLM layer 4 head 4: crossing at ``t = 13.0`` in 581
 steps, 348 s, width 8e-13, where the first run stopped at ``t = 11.7`` with width 0.014)."""
 GREW = 1e-9
+TIGHT_FROM = 12.0
+"""A head whose proposed crossing is later than this starts with :data:`BALL_TIGHT`: a retry from ``t = 0`` would
+pay the first run again.  Measured on MiniLM: layer 3 head 8 (proposed 11.7) enters with the first run; layer 4
+head 4 (proposed 13.0) stopped at ``t = 11.7`` with width 0.014 (the radius grows about like ``exp(3 t)``, the
+``mu`` bounds being 1.5-7) and enters only with the tight one."""
 FALLBACK = ("width",)
 """Statuses of the ball runs after which the Lohner enclosure (:data:`OPTIONS`) is run from ``t = 0``: only a
 set grown too wide (the Lohner set follows the flow's shape); a step fallen below ``min_step`` or the horizon would
@@ -237,7 +242,8 @@ def plan_entry(reduced: ReducedHead, spec: Spectral, A: np.ndarray, Bk: np.ndarr
 def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     """Enclose the head's dynamics until every token ball is in the half-space ``sign <w, .> > 0``
     (``Entry.run.entered``), to ``1.25 T + 0.25`` for the proposed ``T`` at most: first with the
-    logarithmic-norm step (:data:`BALL_OPTIONS`); when that one stopped (too wide, or its step too small) after
+    logarithmic-norm step (:data:`BALL_OPTIONS`; :data:`BALL_TIGHT` from the start when ``T > TIGHT_FROM``); when
+    that one stopped (too wide, or its step too small) after
     its radius grew past :data:`GREW`, again with :data:`BALL_TIGHT`; when a ball run ends too wide, with the
     Lohner step (``plan.options``).  Each run starts at ``t = 0``; ``Entry.method`` names the one returned."""
     t0 = time.perf_counter()
@@ -251,9 +257,12 @@ def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
         with flint.ctx.workprec(options.prec):
             return run_ball_set(plan.flow.heads, plan.causal, plan.flow.initial, t_max, entered, options, deadline)
 
-    run, method = ball(BALL_OPTIONS), "lognorm"
-    if not run.entered and run.status in ("width", "step_too_small") and not run.width <= GREW:
+    if plan.proposed > TIGHT_FROM:
         run, method = ball(BALL_TIGHT), "lognorm-tight"
+    else:
+        run, method = ball(BALL_OPTIONS), "lognorm"
+        if not run.entered and run.status in ("width", "step_too_small") and not run.width <= GREW:
+            run, method = ball(BALL_TIGHT), "lognorm-tight"
     if not run.entered and run.status in FALLBACK:
         with flint.ctx.workprec(plan.options.prec):
             run, method = run_balls(plan.flow.heads, plan.causal, plan.flow.initial, t_max, entered, plan.options,
@@ -261,4 +270,4 @@ def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     return Entry(run, sign, plan.proposed, round(time.perf_counter() - t0, 3), method)
 
 
-__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]
+__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "TIGHT_FROM", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]
