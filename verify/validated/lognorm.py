@@ -41,8 +41,6 @@ from typing import final
 import numpy as np
 from flint import arb, arb_mat
 
-from numerics.support.blas import single_threaded_blas
-
 from .apriori import picard_box, taylor_box
 from .balls import ball, ipow, max_width
 from .jacobian import field_jacobian
@@ -74,6 +72,8 @@ def lognorm_upper(DF: arb_mat) -> arb:
     n = DF.nrows()
     if DF.ncols() != n or n == 0:
         raise ValueError(f"a non-empty square matrix was expected, got {DF.nrows()} x {DF.ncols()}")
+    from numerics.support.blas import single_threaded_blas  # here, not at import: re-check paths never load numerics
+
     sym = (DF + DF.transpose()) * arb(0.5)
     ent = sym.entries()
     if not all(x.is_finite() for x in ent):
