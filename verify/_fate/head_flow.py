@@ -56,11 +56,13 @@ BALL_TIGHT = ValidatedOptions(order=30, jacobian_order=3, tol=1e-30, max_width=0
 remainders at 192 bits, so the same growth ends narrower (MiniLM layer 4 head 4: crossing at ``t = 13.0`` in 581
 steps, 348 s, width 8e-13, where the first run stopped at ``t = 11.7`` with width 0.014)."""
 GREW = 1e-9
-TIGHT_FROM = 12.0
+TIGHT_FROM = 16.0
 """A head whose proposed crossing is later than this starts with :data:`BALL_TIGHT`: a retry from ``t = 0`` would
-pay the first run again.  Measured on MiniLM: layer 3 head 8 (proposed 11.7) enters with the first run; layer 4
-head 4 (proposed 13.0) stopped at ``t = 11.7`` with width 0.014 (the radius grows about like ``exp(3 t)``, the
-``mu`` bounds being 1.5-7) and enters only with the tight one."""
+pay the first run again.  Measured on MiniLM with the Collatz-Wielandt bound on ``mu``
+(:func:`~verify.validated.lognorm.lognorm_upper`): layer 4 head 4 (proposed 13.0) enters with the first run
+(``t = 13.02``, 388 steps, width 6e-10; with the row-sum bound that run stopped at ``t = 11.7`` with width 0.014
+and only the tight one entered); layer 1 head 3 (proposed 19.95) stops at ``t = 20.25`` with width 0.013 (step
+too small, 1092 steps, 607 s)."""
 FALLBACK = ("width",)
 """Statuses of the ball runs after which the Lohner enclosure (:data:`OPTIONS`) is run from ``t = 0``: only a
 set grown too wide (the Lohner set follows the flow's shape); a step fallen below ``min_step`` or the horizon would
