@@ -83,9 +83,8 @@ def _norm2_upper(E: arb_mat, v: np.ndarray | None) -> arb:
 
 def _gram(R: np.ndarray) -> arb_mat:
     """``Rd^T Rd`` in arb for the dyadic ``Rd = round(R 2^k) 2^-k`` (``k`` puts the largest entry near ``2^52``), the
-    product exact over the integers (``fmpz_mat``, 2-4 times faster than an arb product at ``n`` 320-576).  The caller
+    product exact over the integers (``fmpz_mat``, about twice as fast as an arb product at ``n`` 320-576).  The caller
     uses ``Rd`` in its identity, so rounding ``R`` costs nothing but a slightly larger residual."""
-    n = R.shape[0]
     top = float(np.abs(R).max())
     k = 52 - math.frexp(top)[1] if top > 0 else 0
     Ri = fmpz_mat(np.rint(np.ldexp(R, k)).astype(np.int64).tolist())
