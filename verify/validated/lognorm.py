@@ -137,10 +137,13 @@ def lognorm_upper(DF: arb_mat) -> arb:
     if np.all(np.isfinite(mid)):
         with single_threaded_blas():  # OpenBLAS threads make a 320 x 320 eigvalsh 6x slower here
             lam = float(np.linalg.eigvalsh(mid).max())
-        scale = float(np.abs(mid).sum(axis=1).max()) + 1e-300
+        with np.errstate(over="ignore"):
+            scale = float(np.abs(mid).sum(axis=1).max()) + 1e-300
         v = _perron(rad) if np.all(np.isfinite(rad)) else None
         for margin in (1e-10, 1e-7, 1e-4):
             mu = lam + margin * scale
+            if not math.isfinite(mu):
+                break
             try:
                 with single_threaded_blas():
                     R = np.linalg.cholesky(mu * np.eye(n) - mid).T  # mu I - mid ~ R^T R
