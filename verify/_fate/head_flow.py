@@ -53,8 +53,9 @@ they end at widths near 1e-12, and order 30 takes 1.3x fewer steps (measured: 14
 About 0.4-0.5 s a step on MiniLM's 320 states, against 3.7 s for a Lohner step."""
 BALL_TIGHT = ValidatedOptions(order=30, jacobian_order=3, tol=1e-30, max_width=0.5, max_steps=40000, prec=192)
 """The second, after a first ball run that grew (it stopped wider than :data:`GREW`): eight decades smaller
-remainders at 192 bits, so the same growth ends narrower (MiniLM layer 4 head 4: crossing at ``t = 13.0`` in 581
-steps, 348 s, width 8e-13, where the first run stopped at ``t = 11.7`` with width 0.014)."""
+remainders at 192 bits, so the same growth ends narrower (measured with the row-sum bound on ``mu`` of an earlier
+version, MiniLM layer 4 head 4: crossing at ``t = 13.0`` in 581 steps, 348 s, width 8e-13, where the first run
+stopped at ``t = 11.7`` with width 0.014; with the present bound the first run enters, see :data:`TIGHT_FROM`)."""
 GREW = 1e-9
 TIGHT_FROM = 16.0
 """A head whose proposed crossing is later than this starts with :data:`BALL_TIGHT`: a retry from ``t = 0`` would
