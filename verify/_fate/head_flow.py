@@ -242,6 +242,26 @@ def plan_entry(reduced: ReducedHead, spec: Spectral, A: np.ndarray, Bk: np.ndarr
     return Plan(flow, wz_rows, proposal[0], proposal[1], causal, options), ""
 
 
+def enclose(flow: HeadFlow, causal: bool, t_max: Fraction, entered, proposed: float, lohner: ValidatedOptions,
+            deadline: float | None = None) -> tuple[FlowRun, str]:
+    """The validated run of :func:`enter_half_space` for any test ``entered(rows)`` on the enclosure, to ``t_max``:
+    ``(run, method)``."""
+    def ball(options: ValidatedOptions):
+        with flint.ctx.workprec(options.prec):
+            return run_ball_set(flow.heads, causal, flow.initial, t_max, entered, options, deadline)
+
+    if proposed > TIGHT_FROM:
+        run, method = ball(BALL_TIGHT), "lognorm-tight"
+    else:
+        run, method = ball(BALL_OPTIONS), "lognorm"
+        if not run.entered and run.status in ("width", "step_too_small") and not run.width <= GREW:
+            run, method = ball(BALL_TIGHT), "lognorm-tight"
+    if not run.entered and run.status in FALLBACK:
+        with flint.ctx.workprec(lohner.prec):
+            run, method = run_balls(flow.heads, causal, flow.initial, t_max, entered, lohner, deadline), "lohner"
+    return run, method
+
+
 def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     """Enclose the head's dynamics until every token ball is in the half-space ``sign <w, .> > 0``
     (``Entry.run.entered``), to ``1.25 T + 0.25`` for the proposed ``T`` at most: first with the
@@ -256,21 +276,8 @@ def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     def entered(rows) -> bool:
         return all(sign * sum((a * b for a, b in zip(wz, x)), arb(0)) > 0 for x in rows)
 
-    def ball(options: ValidatedOptions):
-        with flint.ctx.workprec(options.prec):
-            return run_ball_set(plan.flow.heads, plan.causal, plan.flow.initial, t_max, entered, options, deadline)
-
-    if plan.proposed > TIGHT_FROM:
-        run, method = ball(BALL_TIGHT), "lognorm-tight"
-    else:
-        run, method = ball(BALL_OPTIONS), "lognorm"
-        if not run.entered and run.status in ("width", "step_too_small") and not run.width <= GREW:
-            run, method = ball(BALL_TIGHT), "lognorm-tight"
-    if not run.entered and run.status in FALLBACK:
-        with flint.ctx.workprec(plan.options.prec):
-            run, method = run_balls(plan.flow.heads, plan.causal, plan.flow.initial, t_max, entered, plan.options,
-                                    deadline), "lohner"
+    run, method = enclose(plan.flow, plan.causal, t_max, entered, plan.proposed, plan.options, deadline)
     return Entry(run, sign, plan.proposed, round(time.perf_counter() - t0, 3), method)
 
 
-__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "TIGHT_FROM", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enter_half_space", "orthonormal", "plan_entry"]
+__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "TIGHT_FROM", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enclose", "enter_half_space", "orthonormal", "plan_entry"]

@@ -17,7 +17,8 @@ narrow invariant cones ``Q = V^{-T} diag(G_E, -s H_F) V^{-1}``, ``gamma = 0``; t
 
 Then ``tau2`` maximises the generalised eigenvalue that gives ``mu``, ``tau1`` the margin of step (c),
 and ``Dmax`` is 0.9 of the largest diameter both steps allow.  Everything is rounded to dyadic
-rationals and every candidate goes through :func:`~.moving.check_moving`; a failure costs a fate,
+rationals and every candidate goes through :func:`~.moving.check_moving` (or the ``check`` a caller passes:
+:mod:`.head_moving` proves real heads' candidates with balls); a failure costs a fate,
 never soundness.
 """
 from __future__ import annotations
@@ -62,7 +63,7 @@ def _best(fun, grid):
     return max(vals)
 
 
-def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
+def _candidate(problem: FateProblem, G, region, unorm, pnorm, check) -> Moving | None:
     """``mu``, ``tau2``, ``tau1`` and ``Dmax`` for one ``(G, Q, gamma)``, checked exactly (None if refused)."""
     from scipy.linalg import eigh
 
@@ -100,7 +101,7 @@ def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
         if causal is None:
             return None
         m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), causal[0], reg, causal[1])
-        return m if check_moving(problem, m).ok else None
+        return m if check(m) else None
     a = nU * (1 + 2 * float(g_hi) / float(g_lo))
     roots = [r.real for r in np.roots([beta / 4 * nUP, beta / 2 * nUP, a, -2 * float(mu)]) if abs(r.imag) < 1e-12 and r.real > 0]
     if not roots:
@@ -109,7 +110,7 @@ def _candidate(problem: FateProblem, G, region, unorm, pnorm) -> Moving | None:
     if Dmax <= 0:
         return None
     m = Moving(G, g_lo, g_hi, mu, _down(tau2, 24), tuple(unorm), tuple(pnorm), Dmax, reg)
-    return m if check_moving(problem, m).ok else None
+    return m if check(m) else None
 
 
 def _splits(ev: np.ndarray) -> list[int]:
@@ -139,8 +140,11 @@ def _block_basis(U: np.ndarray, sigma: float, k: int):
     return Z @ B, T11, T22
 
 
-def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
-    """Checked candidates (best ``Dmax`` first), or ``([], why)``."""
+def propose_moving(problem: FateProblem, check=None) -> tuple[list[Moving], str]:
+    """Checked candidates (best ``Dmax`` first), or ``([], why)``.  ``check(m) -> bool`` decides each candidate
+    (default: :func:`~.moving.check_moving` on ``problem``, exactly)."""
+    if check is None:
+        check = lambda m: check_moving(problem, m).ok  # noqa: E731
     from scipy.linalg import solve_continuous_lyapunov as lyap
 
     if problem.mask == "causal" and problem.N < 2:
@@ -162,7 +166,7 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
             A = U - 0.5 * ev.real.min() * np.eye(d)
             tries.append(lyap(A.T, np.eye(d)))
             for G in tries:
-                c = _candidate(problem, _mat(G), None, unorm, pnorm)
+                c = _candidate(problem, _mat(G), None, unorm, pnorm, check)
                 if c is not None:
                     found.append(c)
             continue
@@ -195,7 +199,7 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
                     for c in (1.0, 0.1):
                         Gb = np.zeros((d, d))
                         Gb[:k, :k], Gb[k:, k:] = GE / np.max(np.abs(GE)), c * np.eye(d - k)
-                        cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (Q, gamma), unorm, pnorm)
+                        cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (Q, gamma), unorm, pnorm, check)
                         if cand is not None:
                             found.append(cand)
         if len(GEs) == 2:  # causal, rotating x_1: narrow invariant cones {|z_E|_{G_E}^2 >= s |z_F|_{H_F}^2} (gamma = 0)
@@ -205,7 +209,7 @@ def propose_moving(problem: FateProblem) -> tuple[list[Moving], str]:
                 for c in (1.0, 0.1):
                     Gb = np.zeros((d, d))
                     Gb[:k, :k], Gb[k:, k:] = GEs[1] / np.max(np.abs(GEs[1])), c * np.eye(d - k)
-                    cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (_mat(Vi.T @ Qb @ Vi), Fraction(0)), unorm, pnorm)
+                    cand = _candidate(problem, _mat(Vi.T @ Gb @ Vi), (_mat(Vi.T @ Qb @ Vi), Fraction(0)), unorm, pnorm, check)
                     if cand is not None:
                         found.append(cand)
     if not found:
