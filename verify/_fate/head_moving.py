@@ -85,8 +85,9 @@ def check_head_moving(U: arb_mat, P: arb_mat, m: Moving) -> MovingCheck:
         return MovingCheck(False, f"malformed data (G, U, P {d}x{d}, one norm bound each for U and P)")
     if m.region is not None and not (len(m.region.Q) == d and all(len(r) == d for r in m.region.Q)):
         return MovingCheck(False, f"malformed data (Q {d}x{d})")
-    if not (m.g_lo > 0 and m.g_hi > 0 and m.mu > 0 and m.tau2 >= 0 and m.Dmax > 0):
-        return MovingCheck(False, "need g_lo, g_hi, mu, Dmax > 0 and tau2 >= 0")
+    if not (m.g_lo > 0 and m.g_hi > 0 and m.mu > 0 and m.tau2 >= 0 and m.Dmax > 0 and m.unorm[0] >= 0
+            and m.pnorm[0] >= 0):
+        return MovingCheck(False, "need g_lo, g_hi, mu, Dmax > 0 and tau2, u, p >= 0")
     if m.region is None and m.tau2 != 0:
         return MovingCheck(False, "tau2 must be 0 without a region")
     if any(m.G[a][b] != m.G[b][a] for a in range(d) for b in range(a)):
@@ -186,12 +187,13 @@ class _Found:
     proposed: float
 
 
-def run_moving_head(V, O, A, B, tokens, beta: Fraction, causal: bool, deadline_wall: float) -> dict:
-    """One job: propose a moving-consensus certificate for the head, propose ``T``, enclose to ``1.25 T + 0.25``
+def run_moving_head(V, O, A, B, tokens, beta, causal: bool, deadline_wall: float) -> dict:
+    """One job (``beta``: a finite positive rational, or a float read as the binary rational it holds): propose a moving-consensus certificate for the head, propose ``T``, enclose to ``1.25 T + 0.25``
     until the entry condition holds (:func:`.head_flow.enclose`), until ``deadline_wall`` (a ``time.time()``
     value); plain values only."""
     from theorems.errors import InvalidInput
 
+    from .head_entry import exact_beta
     from .head_flow import OPTIONS, enclose, orthonormal
     from .heads import reduce_head
 
@@ -199,14 +201,16 @@ def run_moving_head(V, O, A, B, tokens, beta: Fraction, causal: bool, deadline_w
         return {"ran": False, "why": "the causal mask (moving consensus is built for the full mask only on real heads)"}
     if deadline_wall - time.time() <= 0:
         return {"ran": False, "why": "time budget spent"}
+    exact = exact_beta(beta)
+    if exact is None:
+        return {"ran": False, "why": f"beta = {beta!r} is not a finite positive number"}
     t0 = time.perf_counter()
     deadline = t0 + (deadline_wall - time.time())
-    try:
-        reduced = reduce_head(V, O, tokens)
-    except InvalidInput as exc:
-        return {"ran": False, "why": str(exc)}
     with flint.ctx.workprec(OPTIONS.prec):
-        flow = orthonormal(reduced, A, B, beta)
+        try:
+            flow = orthonormal(reduce_head(V, O, tokens), A, B, exact)
+        except InvalidInput as exc:
+            return {"ran": False, "why": str(exc)}
         if flow is None:
             return {"ran": False, "why": "the Gram matrix of the basis is not proved positive definite"}
         cands, why = propose(flow)

@@ -228,6 +228,11 @@ def check_moving(problem: FateProblem, m: Moving) -> MovingCheck:
                              f"exp(-{float(k) / 2:.3g} t) (the common point may keep moving)", k)
 
 
+def _sq(x: arb) -> arb:
+    """``x * x`` (python-flint's ``x ** 2`` is nan for a ball that contains 0)."""
+    return x * x
+
+
 def _quad(A, x) -> arb:
     d = len(x)
     return sum((rational_ball(A[a][b]) * x[a] * x[b] for a in range(d) for b in range(d) if A[a][b] != 0), arb(0))
@@ -240,13 +245,13 @@ def moving_entered(m: Moving, X: Sequence[Sequence[arb]]) -> bool:
         x1 = X[0]
         if m.region is not None and not _quad(m.region.Q, x1) > rational_ball(m.region.gamma):
             return False
-        total = sum((rational_ball(c) * sum(((a - b) ** 2 for a, b in zip(x, x1)), arb(0))
+        total = sum((rational_ball(c) * sum((_sq(a - b) for a, b in zip(x, x1)), arb(0))
                      for c, x in zip(m.causal.c, X[1:])), arb(0))
         P = m.causal.exponents()
         if all(p == 1 for p in P):
             return bool(g_hi * total < rational_ball(min(m.causal.c)) * D2 * _quad(m.G, x1))
         W = _quad(m.G, x1)  # V(T) < min_l c_l Dmax^2 / g_hi^{p_l}; a ball W with nonpositive points gives nan: False
-        V = sum((rational_ball(c) * sum(((a - b) ** 2 for a, b in zip(x, x1)), arb(0)) / W ** rational_ball(p)
+        V = sum((rational_ball(c) * sum((_sq(a - b) for a, b in zip(x, x1)), arb(0)) / W ** rational_ball(p)
                  for c, p, x in zip(m.causal.c, P, X[1:])), arb(0))
         return all(bool(V < rational_ball(c) * D2 / g_hi ** rational_ball(p)) for c, p in zip(m.causal.c, P))
     if m.region is not None and not all(_quad(m.region.Q, x) > rational_ball(m.region.gamma) for x in X):
@@ -254,7 +259,7 @@ def moving_entered(m: Moving, X: Sequence[Sequence[arb]]) -> bool:
     for i, x in enumerate(X):
         bound = D2 * _quad(m.G, x)
         for j, y in enumerate(X):
-            if i != j and not g_hi * sum(((a - b) ** 2 for a, b in zip(x, y)), arb(0)) < bound:
+            if i != j and not g_hi * sum((_sq(a - b) for a, b in zip(x, y)), arb(0)) < bound:
                 return False
     return True
 
