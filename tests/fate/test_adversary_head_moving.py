@@ -17,7 +17,6 @@ import pytest
 from flint import arb, arb_mat
 
 from fate_cases import random_problem
-from theorems.errors import InvalidInput
 from verify._fate import FateProblem, head_moving
 from verify._fate.head_moving import _rat, check_head_moving, run_moving_head
 from verify._fate.moving import Moving, Region, check_moving, kappa, moving_entered
