@@ -105,15 +105,12 @@ def _apply(fate, result: dict):
         f"reduced basis B, <w, v> = 1)"))
 
 
-def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entry=None,
-               workers: int | None = None) -> dict:
-    """Replace, in ``out``, the fates of the "both sides" heads this pass certifies or explains; the map's
-    stats of the pass.  ``layer_of[i] = (layer, h)`` for ``out[i]``; ``budget_s`` wall-clock seconds from
-    now; ``on_entry(k, n, HeadFate)`` after each of the ``n`` planned heads; ``workers >= 2``: a Dask
-    ``LocalCluster`` of that many processes."""
-    from verify._reproduce.executor import make_executor
+def entry_jobs(out: list, layer_of: dict, causal: bool, deadline_wall: float):
+    """Plan the enclosure jobs of the "both sides" heads of ``out`` (heads whose plan fails get their reason now):
+    ``(jobs, finish, stats)`` for :func:`run_jobs`; ``finish(k, state, text)`` applies job ``k``'s outcome to
+    ``out`` and returns its index there; ``stats()`` the pass's figures.  ``layer_of[i] = (layer, h)``."""
+    from verify._reproduce.tasks import decode
 
-    deadline_wall = time.time() + budget_s
     plans = []
     for i, fate in enumerate(out):
         if fate.category != "both sides":
@@ -142,29 +139,60 @@ def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entr
         jobs.append((f"head-{out[i].layer}-{out[i].head}", run_head,
                      (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, exact_beta(layer.beta), causal,
                       deadline_wall)))
-    attempted = certified = 0
+    count = {"attempted": 0, "certified": 0}
+
+    def finish(k: int, state: str, text: str) -> int:
+        i = plans[k][1]
+        if state != "ok":
+            out[i] = _note(out[i], f"the job failed ({text})")
+        else:
+            result = decode(text)
+            count["attempted"] += bool(result.get("ran"))
+            out[i] = _apply(out[i], result)
+            count["certified"] += out[i].fate == "consensus"
+        return i
+
+    def stats() -> dict:
+        return {"enclosure_route": ROUTE, "enclosure_candidates": len(plans), "enclosure_attempted": count["attempted"],
+                "enclosure_certified": count["certified"], "enclosure_options": BALL_OPTIONS.to_json() | {"method": "lognorm"},
+                "enclosure_tight_options": BALL_TIGHT.to_json() | {"method": "lognorm-tight"},
+                "enclosure_fallback_options": OPTIONS.to_json() | {"method": "lohner"}}
+    return jobs, finish, stats
+
+
+def run_jobs(out: list, parts, workers: int | None = None, on_entry=None) -> int:
+    """Run the jobs of several passes (``(jobs, finish, stats)`` each) on one executor, in the given order: Dask
+    starts each job on the first free worker, so a long job of one pass never idles a worker that the next
+    pass could use.  ``on_entry(k, n, HeadFate)`` after each; ``workers >= 2``: a Dask ``LocalCluster``.  Returns
+    the number of workers used."""
+    from verify._reproduce.executor import make_executor
+
+    owners = [(finish, k) for jobs, finish, _ in parts for k in range(len(jobs))]
+    every = [job for jobs, _, _ in parts for job in jobs]
+    used = max(1, workers or 1)
+    if not every:
+        return used
     executor = make_executor(workers=workers if workers and workers > 1 else None)
     try:
-        for done, (k, (state, _seconds, text)) in enumerate(executor.run(jobs), 1):
-            i = plans[k][1]
-            if state != "ok":
-                out[i] = _note(out[i], f"the job failed ({text})")
-            else:
-                from verify._reproduce.tasks import decode
-
-                result = decode(text)
-                attempted += bool(result.get("ran"))
-                out[i] = _apply(out[i], result)
-                certified += out[i].fate == "consensus"
+        for done, (g, (state, _seconds, text)) in enumerate(executor.run(every), 1):
+            finish, k = owners[g]
+            i = finish(k, state, text)
             if on_entry is not None:
-                on_entry(done, len(jobs), out[i])
+                on_entry(done, len(every), out[i])
     finally:
         executor.close()
-    return {"enclosure_route": ROUTE, "enclosure_candidates": len(plans), "enclosure_attempted": attempted,
-            "enclosure_certified": certified, "enclosure_options": BALL_OPTIONS.to_json() | {"method": "lognorm"},
-            "enclosure_tight_options": BALL_TIGHT.to_json() | {"method": "lognorm-tight"},
-            "enclosure_fallback_options": OPTIONS.to_json() | {"method": "lohner"},
-            "enclosure_workers": max(1, workers or 1)}
+    return used
 
 
-__all__ = ["ROUTE", "entry_pass", "exact_beta", "run_head"]
+def entry_pass(out: list, layer_of: dict, causal: bool, budget_s: float, on_entry=None,
+               workers: int | None = None) -> dict:
+    """Replace, in ``out``, the fates of the "both sides" heads this pass certifies or explains; the map's
+    stats of the pass.  ``layer_of[i] = (layer, h)`` for ``out[i]``; ``budget_s`` wall-clock seconds from
+    now; ``on_entry(k, n, HeadFate)`` after each of the ``n`` planned heads; ``workers >= 2``: a Dask
+    ``LocalCluster`` of that many processes."""
+    part = entry_jobs(out, layer_of, causal, time.time() + budget_s)
+    used = run_jobs(out, [part], workers, on_entry)
+    return part[2]() | {"enclosure_workers": used}
+
+
+__all__ = ["ROUTE", "entry_jobs", "entry_pass", "exact_beta", "run_head", "run_jobs"]

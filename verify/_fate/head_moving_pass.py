@@ -1,6 +1,6 @@
 """The map's third pass: heads whose dominant eigenvalue is complex or negative, by the moving-consensus lemma.
 
-After the enclosure pass (:mod:`.head_entry`), with the wall-clock budget left, every head still unknown whose
+Queued after the enclosure pass's jobs (:mod:`.head_entry`) on the same workers and budget, every head unknown whose
 first-pass category is "complex" or "negative" and whose ``U`` has an eigenvalue with positive real part gets a
 job (:func:`.head_moving.run_moving_head`): a moving-consensus certificate proved for the balls of its
 orthonormal coordinates, a float proposal of the entry time, and a validated enclosure until the tokens meet
@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .head_entry import _METHOD, _note, exact_beta
+from .head_entry import _METHOD, _note, exact_beta, run_jobs
 from .head_moving import run_moving_head
 
 ROUTE = ("moving-consensus lemma (U_z, beta P_z as balls of the orthonormal coordinates, arb Cholesky), after a "
@@ -49,16 +49,19 @@ def _apply(fate, result: dict):
         f"consensus: {result['check']}; limit: none"))
 
 
-def moving_pass(out: list, layer_of: dict, causal: bool, deadline_wall: float, on_entry=None,
-                workers: int | None = None) -> dict:
-    """Replace, in ``out``, the fates of the "complex" and "negative" heads this pass certifies or explains; the
-    pass's stats.  ``deadline_wall``: a ``time.time()`` value; other arguments as :func:`.head_entry.entry_pass`."""
-    from verify._reproduce.executor import make_executor
+def moving_jobs(out: list, layer_of: dict, causal: bool, deadline_wall: float):
+    """Plan the moving-consensus jobs of the "complex" and "negative" heads of ``out``: ``(jobs, finish, stats)`` as
+    :func:`.head_entry.entry_jobs` (``deadline_wall``: a ``time.time()`` value each job checks when it starts)."""
     from verify._reproduce.tasks import decode
 
-    stats = {"moving_route": ROUTE, "moving_candidates": 0, "moving_attempted": 0, "moving_certified": 0}
+    count = {"candidates": 0, "attempted": 0, "certified": 0}
+    route = ROUTE if not causal else "not built for the causal mask"
+
+    def stats() -> dict:
+        return {"moving_route": route, "moving_candidates": count["candidates"], "moving_attempted": count["attempted"],
+                "moving_certified": count["certified"]}
     if causal:
-        return stats | {"moving_route": "not built for the causal mask"}
+        return [], None, stats
     order = []
     for i, fate in enumerate(out):
         if fate.fate != "unknown" or fate.category not in ("complex", "negative"):
@@ -68,36 +71,40 @@ def moving_pass(out: list, layer_of: dict, causal: bool, deadline_wall: float, o
         if lam > 0:
             order.append((-lam, i))
     order.sort()
-    stats["moving_candidates"] = len(order)
-    jobs = []
+    count["candidates"] = len(order)
+    jobs, index = [], []
     for _, i in order:
         layer, h = layer_of[i]
         beta = exact_beta(layer.beta)
         if beta is None:
             out[i] = _note(out[i], f"moving consensus not attempted (beta = {layer.beta!r} is not a finite positive number)")
             continue
-        jobs.append((i, (f"moving-{out[i].layer}-{out[i].head}", run_moving_head,
-                         (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, beta, False, deadline_wall))))
-    if not jobs or deadline_wall <= time.time():
-        for i, _ in jobs:
+        if deadline_wall <= time.time():
             out[i] = _note(out[i], "moving consensus not attempted (time budget spent)")
-        return stats
-    executor = make_executor(workers=workers if workers and workers > 1 else None)
-    try:
-        for done, (k, (state, _seconds, text)) in enumerate(executor.run([j for _, j in jobs]), 1):
-            i = jobs[k][0]
-            if state != "ok":
-                out[i] = _note(out[i], f"moving consensus: the job failed ({text})")
-            else:
-                result = decode(text)
-                stats["moving_attempted"] += bool(result.get("ran"))
-                out[i] = _apply(out[i], result)
-                stats["moving_certified"] += out[i].fate == "consensus"
-            if on_entry is not None:
-                on_entry(done, len(jobs), out[i])
-    finally:
-        executor.close()
-    return stats
+            continue
+        index.append(i)
+        jobs.append((f"moving-{out[i].layer}-{out[i].head}", run_moving_head,
+                     (layer.V[h], layer.O[h], layer.A[h], layer.B[h], layer.tokens, beta, False, deadline_wall)))
+
+    def finish(k: int, state: str, text: str) -> int:
+        i = index[k]
+        if state != "ok":
+            out[i] = _note(out[i], f"moving consensus: the job failed ({text})")
+        else:
+            result = decode(text)
+            count["attempted"] += bool(result.get("ran"))
+            out[i] = _apply(out[i], result)
+            count["certified"] += out[i].fate == "consensus"
+        return i
+    return jobs, finish, stats
 
 
-__all__ = ["ROUTE", "moving_pass"]
+def moving_pass(out: list, layer_of: dict, causal: bool, deadline_wall: float, on_entry=None,
+                workers: int | None = None) -> dict:
+    """:func:`moving_jobs` run on their own executor (:func:`.head_entry.run_jobs`): the pass's stats."""
+    part = moving_jobs(out, layer_of, causal, deadline_wall)
+    run_jobs(out, [part], workers, on_entry)
+    return part[2]()
+
+
+__all__ = ["ROUTE", "moving_jobs", "moving_pass"]
