@@ -161,10 +161,10 @@ def entry_jobs(out: list, layer_of: dict, causal: bool, deadline_wall: float):
 
 
 def run_jobs(out: list, parts, workers: int | None = None, on_entry=None) -> int:
-    """Run the jobs of several passes (``(jobs, finish, stats)`` each) on one executor, in the given order: Dask
-    starts each job on the first free worker, so a long job of one pass never idles a worker that the next
-    pass could use.  ``on_entry(k, n, HeadFate)`` after each; ``workers >= 2``: a Dask ``LocalCluster``.  Returns
-    the number of workers used."""
+    """Run the jobs of one or more passes (``(jobs, finish, stats)`` each) on one executor.  A Dask cluster does
+    not keep the submission order (measured), so the map runs its passes one after the other.
+    ``on_entry(k, n, HeadFate)`` after each job; ``workers >= 2``: a Dask ``LocalCluster``.  Returns the number
+    of workers used."""
     from verify._reproduce.executor import make_executor
 
     owners = [(finish, k) for jobs, finish, _ in parts for k in range(len(jobs))]

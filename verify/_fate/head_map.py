@@ -179,8 +179,8 @@ def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=()
     ``(H, D, d_head)`` and ``beta``); ``observe``: each head also gets a float simulation; ``on_head(HeadFate)``
     reports progress.  ``flow_budget_s > 0``: after the map, the heads whose tokens straddle ``ker w`` get a
     validated enclosure to a shared half-space (:mod:`.head_flow`), earliest proposed crossing first, until
-    the wall-clock budget is spent (a budget changes how many heads are tried, never what a fate proves); queued
-    after them on the same workers, full mask, the "complex" and "negative" heads get the moving-consensus route
+    the wall-clock budget is spent (a budget changes how many heads are tried, never what a fate proves); then,
+    full mask, with the budget left, the "complex" and "negative" heads get the moving-consensus route
     (:mod:`.head_moving_pass`); ``on_entry(k, n, HeadFate)`` after each of those heads; ``workers >= 2``: the runs on that many Dask processes."""
     t0 = time.perf_counter()
     out = []
@@ -195,14 +195,15 @@ def certify_heads(layers, *, model: str = "model", mask: str = "full", tokens=()
                 on_head(fate)
     stats = {"wall_time_s": 0.0, "route": "projective contraction on the exact reduction (docs/fate.md, real heads)"}
     if flow_budget_s > 0:
-        from .head_entry import entry_jobs, run_jobs
-        from .head_moving_pass import moving_jobs
+        from .head_entry import entry_pass
+        from .head_moving_pass import moving_pass
 
+        # one pass after the other: a Dask cluster does not run jobs in the order they were submitted (measured:
+        # one shared queue ran the moving-consensus jobs first and starved the half-space pass), so the
+        # half-space jobs get the budget first
         deadline_wall = time.time() + flow_budget_s
-        entry = entry_jobs(out, layer_of, mask == "causal", deadline_wall)
-        moving = moving_jobs(out, layer_of, mask == "causal", deadline_wall)
-        used = run_jobs(out, [entry, moving], workers, on_entry)
-        stats |= entry[2]() | {"enclosure_workers": used} | moving[2]()
+        stats |= entry_pass(out, layer_of, mask == "causal", flow_budget_s, on_entry, workers)
+        stats |= moving_pass(out, layer_of, mask == "causal", deadline_wall, on_entry, workers)
     stats["wall_time_s"] = round(time.perf_counter() - t0, 2)
     return HeadFateMap(model, mask, tuple(tokens), tuple(out), stats, dict(provenance or {}))
 

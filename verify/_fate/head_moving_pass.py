@@ -1,6 +1,6 @@
 """The map's third pass: heads whose dominant eigenvalue is complex or negative, by the moving-consensus lemma.
 
-Queued after the enclosure pass's jobs (:mod:`.head_entry`) on the same workers and budget, every head unknown whose
+After the enclosure pass (:mod:`.head_entry`), with the wall-clock budget it leaves, every head still unknown whose
 first-pass category is "complex" or "negative" and whose ``U`` has an eigenvalue with positive real part gets a
 job (:func:`.head_moving.run_moving_head`): a moving-consensus certificate proved for the balls of its
 orthonormal coordinates, a float proposal of the entry time, and a validated enclosure until the tokens meet
