@@ -153,17 +153,17 @@ class _Stop(Exception):
     """A non-finite float field, too many evaluations or the deadline: no proposal."""
 
 
-def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool, deadline: float | None = None) -> tuple[float, int] | None:
-    """Float proposal: the first sample time ``<= SCAN`` at which every token has one strict sign of
-    ``<wz, z_i>`` (a margin of 1e-6), and that sign; None when the float run shows none, produces a
-    non-finite value, needs more than :data:`MAX_EVALUATIONS` evaluations or passes ``deadline``
-    (a ``time.perf_counter()`` value)."""
+def float_solution(flow: HeadFlow, causal: bool, horizon: float, rtol: float, atol: float, max_evaluations: int,
+                   deadline: float | None = None):
+    """A float DOP853 solution (dense output) of the head's field from the balls' midpoints to ``horizon``; None
+    when the data or a field value is not finite, after ``max_evaluations`` evaluations, or past ``deadline``
+    (a ``time.perf_counter()`` value).  Floats only propose."""
     from scipy.integrate import solve_ivp
 
     mid = lambda M: np.array([[float(M[i, j].mid()) for j in range(M.ncols())] for i in range(M.nrows())])
     Bt, Ut = (mid(M) for M in flow.heads[0])
     X0 = mid(flow.initial)
-    if not (np.all(np.isfinite(Bt)) and np.all(np.isfinite(Ut)) and np.all(np.isfinite(X0)) and np.all(np.isfinite(wz))):
+    if not (np.all(np.isfinite(Bt)) and np.all(np.isfinite(Ut)) and np.all(np.isfinite(X0))):
         return None
     N, m = X0.shape
     F = _float_field(Bt, Ut, causal)
@@ -171,7 +171,7 @@ def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool, deadline: float 
 
     def rhs(t, y):
         count[0] += 1
-        if count[0] > MAX_EVALUATIONS or (deadline is not None and count[0] % 64 == 0 and time.perf_counter() > deadline):
+        if count[0] > max_evaluations or (deadline is not None and count[0] % 64 == 0 and time.perf_counter() > deadline):
             raise _Stop
         with np.errstate(all="ignore"):
             v = F(y, N, m)
@@ -180,11 +180,23 @@ def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool, deadline: float 
         return v
 
     try:
-        sol = solve_ivp(rhs, (0.0, SCAN), X0.ravel(), method="DOP853", rtol=1e-8, atol=1e-10, dense_output=True)
+        sol = solve_ivp(rhs, (0.0, horizon), X0.ravel(), method="DOP853", rtol=rtol, atol=atol, dense_output=True)
     except (_Stop, ValueError, FloatingPointError, ZeroDivisionError):
         return None
-    if not sol.success:
+    return sol if sol.success else None
+
+
+def crossing_time(flow: HeadFlow, wz: np.ndarray, causal: bool, deadline: float | None = None) -> tuple[float, int] | None:
+    """Float proposal: the first sample time ``<= SCAN`` at which every token has one strict sign of
+    ``<wz, z_i>`` (a margin of 1e-6), and that sign; None when the float run shows none, produces a
+    non-finite value, needs more than :data:`MAX_EVALUATIONS` evaluations or passes ``deadline``
+    (a ``time.perf_counter()`` value)."""
+    if not np.all(np.isfinite(wz)):
         return None
+    sol = float_solution(flow, causal, SCAN, 1e-8, 1e-10, MAX_EVALUATIONS, deadline)
+    if sol is None:
+        return None
+    N, m = flow.initial.nrows(), flow.initial.ncols()
     for t in np.linspace(0.0, SCAN, int(40 * SCAN) + 1):
         b = sol.sol(t).reshape(N, m) @ wz
         if not np.all(np.isfinite(b)):
@@ -280,4 +292,4 @@ def enter_half_space(plan: Plan, deadline: float | None = None) -> Entry:
     return Entry(run, sign, plan.proposed, round(time.perf_counter() - t0, 3), method)
 
 
-__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "TIGHT_FROM", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enclose", "enter_half_space", "orthonormal", "plan_entry"]
+__all__ = ["BALL_OPTIONS", "BALL_TIGHT", "Entry", "FALLBACK", "GREW", "TIGHT_FROM", "HeadFlow", "OPTIONS", "MAX_EVALUATIONS", "Plan", "SCAN", "crossing_time", "enclose", "enter_half_space", "float_solution", "orthonormal", "plan_entry"]

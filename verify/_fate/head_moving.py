@@ -139,37 +139,14 @@ def propose(flow) -> tuple[list[Moving], str]:
 def entry_time(flow, m: Moving, deadline: float | None = None, horizon: float = HORIZON) -> float | None:
     """Float proposal: the first multiple of 1/4 at which a float solution (from the balls' midpoints) meets the
     entry condition with half the diameter bound; None when none by ``horizon`` or the run stops."""
-    from scipy.integrate import solve_ivp
+    from .head_flow import float_solution
 
-    from .head_flow import _float_field
-
-    Bt, Ut = (_mid(M) for M in flow.heads[0])
-    X0 = _mid(flow.initial)
-    N, d = X0.shape
-    F = _float_field(Bt, Ut, False)
+    sol = float_solution(flow, False, horizon, 1e-10, 1e-12, MAX_EVALUATIONS, deadline)
+    if sol is None:
+        return None
+    N, d = flow.initial.nrows(), flow.initial.ncols()
     G = np.array(m.G, dtype=float)
     Q = None if m.region is None else np.array(m.region.Q, dtype=float)
-    count = [0]
-
-    class Stop(Exception):
-        pass
-
-    def rhs(t, y):
-        count[0] += 1
-        if count[0] > MAX_EVALUATIONS or (deadline is not None and count[0] % 64 == 0 and time.perf_counter() > deadline):
-            raise Stop
-        with np.errstate(all="ignore"):
-            v = F(y, N, d)
-        if not np.all(np.isfinite(v)):
-            raise Stop
-        return v
-
-    try:
-        sol = solve_ivp(rhs, (0.0, horizon), X0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12, dense_output=True)
-    except (Stop, ValueError, FloatingPointError, ZeroDivisionError):
-        return None
-    if not sol.success:
-        return None
     for t in np.arange(0.0, horizon + 1e-9, 0.25):
         X = sol.sol(t).reshape(N, d)
         if Q is not None and not np.all(np.einsum("ia,ab,ib->i", X, Q, X) > float(m.region.gamma) * (1 + 1e-3)):
