@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core.extending import intrinsic
+from numba.core import cgutils
+from numba.core.extending import intrinsic, models, register_model
 
 _CONTRACT = {"contract"}
 """Only fused multiply-add is allowed in the field (no reassociation, no finite-math assumptions)."""
@@ -56,8 +57,78 @@ def _matmul(M, X, out):
 @njit(**_FIELD)
 def _matmul_n(M, X, out, r, k, n, init):
     """``out[a, i] (+)= sum_b M[a, b] X[b, i]`` for ``a < r``, ``b < k``, ``i < n``: ``=`` when
-    ``init``, else added to what ``out`` holds.  Each entry is summed in the order of the ``b`` terms
-    (a tiled product that walks ``b`` in order sums as the whole one does).
+    ``init``, else added to what ``out`` holds.  Each entry is summed in the order of the ``b`` terms,
+    one fused multiply-add per term (so a tiled product that walks ``b`` in order sums as the whole
+    one does, and every blocking below gives the same bits).
+
+    Blocks of 4 rows x 32 columns go to :func:`_block4x32` (explicit 8-lane vectors, the 16 partial
+    sums in registers over all ``k`` terms: 1.9x faster than the loops below at ``N = 32, d = 16``);
+    the rows and columns left over (and every product when the last axis of ``X`` or ``out`` is not
+    contiguous) go to :func:`_matmul_rows`."""
+    wide_vectors()
+    r4 = r - r % 4 if X.strides[1] == 8 and out.strides[1] == 8 else 0
+    n32 = n - n % 32 if r4 > 0 else 0
+    if n32 == 0:
+        _matmul_rows(M, X, out, r, k, n, init)
+        return
+    for a in range(0, r4, 4):
+        for c in range(0, n32, 32):
+            _block4x32(M, X, out, a, c, k, init)
+    if n32 < n:
+        _matmul_rows(M, X[:, n32:], out[:, n32:], r, k, n - n32, init)
+    if r4 < r and n32 > 0:
+        _matmul_rows(M[r4:], X, out[r4:], r - r4, k, n32, init)
+
+
+@njit(**_FIELD)
+def _block4x32(M, X, out, a, c, k, init):
+    """Rows ``a .. a+3``, columns ``c .. c+31`` of :func:`_matmul_n`: each row's 32 partial sums are
+    four 8-lane vectors held in registers while ``b`` runs over the ``k`` terms; each term loads four
+    vectors of ``X[b]`` once for the four rows (16 fused multiply-adds per 4 loads).  The first term
+    of an ``init`` product is a plain product, as in :func:`_matmul_rows`."""
+    wide_vectors()
+    if init:
+        x0, x1, x2, x3 = _vload(X, 0, c), _vload(X, 0, c + 8), _vload(X, 0, c + 16), _vload(X, 0, c + 24)
+        m = _vsplat(M[a, 0])
+        s00, s01, s02, s03 = _vmul(m, x0), _vmul(m, x1), _vmul(m, x2), _vmul(m, x3)
+        m = _vsplat(M[a + 1, 0])
+        s10, s11, s12, s13 = _vmul(m, x0), _vmul(m, x1), _vmul(m, x2), _vmul(m, x3)
+        m = _vsplat(M[a + 2, 0])
+        s20, s21, s22, s23 = _vmul(m, x0), _vmul(m, x1), _vmul(m, x2), _vmul(m, x3)
+        m = _vsplat(M[a + 3, 0])
+        s30, s31, s32, s33 = _vmul(m, x0), _vmul(m, x1), _vmul(m, x2), _vmul(m, x3)
+        b0 = 1
+    else:
+        s00, s01, s02, s03 = _vload(out, a, c), _vload(out, a, c + 8), _vload(out, a, c + 16), _vload(out, a, c + 24)
+        s10, s11 = _vload(out, a + 1, c), _vload(out, a + 1, c + 8)
+        s12, s13 = _vload(out, a + 1, c + 16), _vload(out, a + 1, c + 24)
+        s20, s21 = _vload(out, a + 2, c), _vload(out, a + 2, c + 8)
+        s22, s23 = _vload(out, a + 2, c + 16), _vload(out, a + 2, c + 24)
+        s30, s31 = _vload(out, a + 3, c), _vload(out, a + 3, c + 8)
+        s32, s33 = _vload(out, a + 3, c + 16), _vload(out, a + 3, c + 24)
+        b0 = 0
+    for b in range(b0, k):
+        x0, x1, x2, x3 = _vload(X, b, c), _vload(X, b, c + 8), _vload(X, b, c + 16), _vload(X, b, c + 24)
+        m = _vsplat(M[a, b])
+        s00, s01, s02, s03 = _vfma(m, x0, s00), _vfma(m, x1, s01), _vfma(m, x2, s02), _vfma(m, x3, s03)
+        m = _vsplat(M[a + 1, b])
+        s10, s11, s12, s13 = _vfma(m, x0, s10), _vfma(m, x1, s11), _vfma(m, x2, s12), _vfma(m, x3, s13)
+        m = _vsplat(M[a + 2, b])
+        s20, s21, s22, s23 = _vfma(m, x0, s20), _vfma(m, x1, s21), _vfma(m, x2, s22), _vfma(m, x3, s23)
+        m = _vsplat(M[a + 3, b])
+        s30, s31, s32, s33 = _vfma(m, x0, s30), _vfma(m, x1, s31), _vfma(m, x2, s32), _vfma(m, x3, s33)
+    _vstore(out, a, c, s00), _vstore(out, a, c + 8, s01), _vstore(out, a, c + 16, s02), _vstore(out, a, c + 24, s03)
+    _vstore(out, a + 1, c, s10), _vstore(out, a + 1, c + 8, s11)
+    _vstore(out, a + 1, c + 16, s12), _vstore(out, a + 1, c + 24, s13)
+    _vstore(out, a + 2, c, s20), _vstore(out, a + 2, c + 8, s21)
+    _vstore(out, a + 2, c + 16, s22), _vstore(out, a + 2, c + 24, s23)
+    _vstore(out, a + 3, c, s30), _vstore(out, a + 3, c + 8, s31)
+    _vstore(out, a + 3, c + 16, s32), _vstore(out, a + 3, c + 24, s33)
+
+
+@njit(**_FIELD)
+def _matmul_rows(M, X, out, r, k, n, init):
+    """:func:`_matmul_n` with plain loops (the compiler vectorises along ``i``), for any shape.
 
     Sixteen terms (then eight, four, one) per pass over an output row: one vectorised loop along
     the ``n`` columns that reloads its partial sums once per block.  The block loop is outside the
@@ -77,45 +148,45 @@ def _matmul_n(M, X, out, r, k, n, init):
                 p8, p9, p10, p11 = M[a, b + 8], M[a, b + 9], M[a, b + 10], M[a, b + 11]
                 p12, p13, p14, p15 = M[a, b + 12], M[a, b + 13], M[a, b + 14], M[a, b + 15]
                 for i in range(n):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    s += p3 * X[b + 3, i]
-                    s += p4 * X[b + 4, i]
-                    s += p5 * X[b + 5, i]
-                    s += p6 * X[b + 6, i]
-                    s += p7 * X[b + 7, i]
-                    s += p8 * X[b + 8, i]
-                    s += p9 * X[b + 9, i]
-                    s += p10 * X[b + 10, i]
-                    s += p11 * X[b + 11, i]
-                    s += p12 * X[b + 12, i]
-                    s += p13 * X[b + 13, i]
-                    s += p14 * X[b + 14, i]
-                    out[a, i] = s + p15 * X[b + 15, i]
+                    s = p0 * X[b, i] if first else _fma(p0, X[b, i], out[a, i])
+                    s = _fma(p1, X[b + 1, i], s)
+                    s = _fma(p2, X[b + 2, i], s)
+                    s = _fma(p3, X[b + 3, i], s)
+                    s = _fma(p4, X[b + 4, i], s)
+                    s = _fma(p5, X[b + 5, i], s)
+                    s = _fma(p6, X[b + 6, i], s)
+                    s = _fma(p7, X[b + 7, i], s)
+                    s = _fma(p8, X[b + 8, i], s)
+                    s = _fma(p9, X[b + 9, i], s)
+                    s = _fma(p10, X[b + 10, i], s)
+                    s = _fma(p11, X[b + 11, i], s)
+                    s = _fma(p12, X[b + 12, i], s)
+                    s = _fma(p13, X[b + 13, i], s)
+                    s = _fma(p14, X[b + 14, i], s)
+                    out[a, i] = _fma(p15, X[b + 15, i], s)
             elif w == 8:
                 p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
                 p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
                 for i in range(n):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    s += p3 * X[b + 3, i]
-                    s += p4 * X[b + 4, i]
-                    s += p5 * X[b + 5, i]
-                    s += p6 * X[b + 6, i]
-                    out[a, i] = s + p7 * X[b + 7, i]
+                    s = p0 * X[b, i] if first else _fma(p0, X[b, i], out[a, i])
+                    s = _fma(p1, X[b + 1, i], s)
+                    s = _fma(p2, X[b + 2, i], s)
+                    s = _fma(p3, X[b + 3, i], s)
+                    s = _fma(p4, X[b + 4, i], s)
+                    s = _fma(p5, X[b + 5, i], s)
+                    s = _fma(p6, X[b + 6, i], s)
+                    out[a, i] = _fma(p7, X[b + 7, i], s)
             elif w == 4:
                 p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
                 for i in range(n):
-                    s = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
-                    s += p1 * X[b + 1, i]
-                    s += p2 * X[b + 2, i]
-                    out[a, i] = s + p3 * X[b + 3, i]
+                    s = p0 * X[b, i] if first else _fma(p0, X[b, i], out[a, i])
+                    s = _fma(p1, X[b + 1, i], s)
+                    s = _fma(p2, X[b + 2, i], s)
+                    out[a, i] = _fma(p3, X[b + 3, i], s)
             else:
                 p0 = M[a, b]
                 for i in range(n):
-                    out[a, i] = p0 * X[b, i] if first else out[a, i] + p0 * X[b, i]
+                    out[a, i] = p0 * X[b, i] if first else _fma(p0, X[b, i], out[a, i])
         b += w
 
 
@@ -143,6 +214,81 @@ def wide_vectors(typingctx):
         set.add(attrs, '"prefer-vector-width"="512"')  # a string attribute: llvmlite's add() knows keywords only
         return context.get_dummy_value()
     return types.none(), codegen
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """``a * b + c`` rounded once (``llvm.fma``): the order of every sum is written out, not left to
+    the contraction of ``s + p * x`` (which may fuse either product of ``p0 * x0 + p1 * x1``)."""
+    def codegen(context, builder, signature, args):
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.DoubleType(), [ir.DoubleType()] * 3),
+                                             "llvm.fma.f64")
+        return builder.call(fma, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+class _F64x8(types.Type):
+    """Eight float64 lanes (LLVM's ``<8 x double>``): the partial sums of :func:`_block4x32`.  Where the
+    CPU has narrower vectors LLVM splits each into two or four; every lane still sums its own entry."""
+
+    def __init__(self):
+        super().__init__(name="f64x8")
+
+
+_f64x8 = _F64x8()
+_VEC = ir.VectorType(ir.DoubleType(), 8)
+register_model(_F64x8)(lambda dmm, fe_type: models.PrimitiveModel(dmm, fe_type, _VEC))
+
+
+def _lanes_at(context, builder, aryty, ary, i, j):
+    """Address of ``A[i, j] .. A[i, j + 7]`` (contiguous last axis; no wraparound of the indices)."""
+    arr = context.make_array(aryty)(context, builder, ary)
+    ptr = cgutils.get_item_pointer(context, builder, aryty, arr, [i, j], wraparound=False)
+    return builder.bitcast(ptr, _VEC.as_pointer())
+
+
+@intrinsic
+def _vload(typingctx, A, i, j):
+    """The eight entries ``A[i, j : j + 8]`` of a 2-d float64 array whose last axis is contiguous."""
+    def codegen(context, builder, signature, args):
+        return builder.load(_lanes_at(context, builder, signature.args[0], *args), align=8)
+    return _f64x8(A, i, j), codegen
+
+
+@intrinsic
+def _vstore(typingctx, A, i, j, v):
+    """``A[i, j : j + 8] = v`` (last axis contiguous)."""
+    def codegen(context, builder, signature, args):
+        builder.store(args[3], _lanes_at(context, builder, signature.args[0], *args[:3]), align=8)
+        return context.get_dummy_value()
+    return types.none(A, i, j, v), codegen
+
+
+@intrinsic
+def _vsplat(typingctx, x):
+    """``x`` in all eight lanes."""
+    def codegen(context, builder, signature, args):
+        one = builder.insert_element(ir.Constant(_VEC, ir.Undefined), args[0], ir.Constant(ir.IntType(32), 0))
+        return builder.shuffle_vector(one, ir.Constant(_VEC, ir.Undefined),
+                                      ir.Constant(ir.VectorType(ir.IntType(32), 8), [0] * 8))
+    return _f64x8(types.float64), codegen
+
+
+@intrinsic
+def _vmul(typingctx, a, b):
+    """Lane-wise ``a * b``, rounded once."""
+    def codegen(context, builder, signature, args):
+        return builder.fmul(*args)
+    return _f64x8(_f64x8, _f64x8), codegen
+
+
+@intrinsic
+def _vfma(typingctx, a, b, c):
+    """Lane-wise ``a * b + c`` rounded once (``llvm.fma``: a fused multiply-add on every target)."""
+    def codegen(context, builder, signature, args):
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_VEC, [_VEC] * 3), "llvm.fma.v8f64")
+        return builder.call(fma, args)
+    return _f64x8(_f64x8, _f64x8, _f64x8), codegen
 
 
 @njit(**_FIELD)

@@ -1,0 +1,73 @@
+"""The compiled product kernel sums every entry in one written-out order, whichever path computes it.
+
+``_matmul_n`` sends blocks of 4 rows x 32 columns to explicit 8-lane vectors and the rest to plain
+loops; both must give, bit for bit, ``fl(M[a,0] X[0,i])`` (or ``fma(M[a,0], X[0,i], out)``) followed by
+one fused multiply-add per term in the order of ``b``.  The reference rounds each fused step exactly
+with rationals."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="numba not installed: the compiled kernels are not available")
+
+from numerics import _field_numba as F  # noqa: E402
+
+
+def _fma(a: float, b: float, c: float) -> float:
+    return float(Fraction(a) * Fraction(b) + Fraction(c))  # one correctly rounded step
+
+
+def _ordered(M, X, out0, init):
+    r, k = M.shape
+    o = np.array(out0, copy=True)
+    for a in range(r):
+        for i in range(X.shape[1]):
+            s = M[a, 0] * X[0, i] if init else _fma(M[a, 0], X[0, i], out0[a, i])
+            for b in range(1, k):
+                s = _fma(M[a, b], X[b, i], s)
+            o[a, i] = s
+    return o
+
+
+SHAPES = [(16, 16, 32), (32, 16, 32), (16, 32, 32), (5, 7, 40), (3, 3, 8), (33, 17, 65), (4, 1, 32), (12, 33, 31)]
+
+
+@pytest.mark.parametrize("init", [True, False])
+@pytest.mark.parametrize("r,k,n", SHAPES)
+def test_every_path_sums_in_the_written_order(r, k, n, init):
+    rng = np.random.default_rng(r * 1000 + k * 10 + n)
+    M, X, out0 = rng.standard_normal((r, k)), rng.standard_normal((k, n)), rng.standard_normal((r, n))
+    want = _ordered(M, X, out0, init)
+    vec, loops = out0.copy(), out0.copy()
+    F._matmul_n(M, X, vec, r, k, n, init)
+    F._matmul_rows(M, X, loops, r, k, n, init)
+    assert np.array_equal(vec, want)
+    assert np.array_equal(loops, want)
+
+
+def test_transposed_and_strided_operands():
+    """``M`` transposed (as the scores ``Y^T X``), and an ``out`` whose last axis is not contiguous
+    (every entry then takes the plain loops): the same bits as the reference."""
+    rng = np.random.default_rng(7)
+    Y, X = rng.standard_normal((16, 32)), rng.standard_normal((16, 32))
+    S = np.zeros((32, 32))
+    F._matmul_n(Y.T, X, S, 32, 16, 32, True)
+    assert np.array_equal(S, _ordered(Y.T, X, S, True))
+    wide = np.zeros((32, 64))
+    F._matmul_n(Y.T, X, wide[:, ::2], 32, 16, 32, True)
+    assert np.array_equal(wide[:, ::2], S)
+    assert not wide[:, 1::2].any()
+
+
+def test_a_tiled_walk_over_the_terms_gives_the_whole_product():
+    """Two passes over ``b`` (``init`` then accumulate), as the tiled field does, equal one pass."""
+    rng = np.random.default_rng(3)
+    M, X = rng.standard_normal((8, 32)), rng.standard_normal((32, 64))
+    whole, tiled = np.zeros((8, 64)), np.zeros((8, 64))
+    F._matmul_n(M, X, whole, 8, 32, 64, True)
+    F._matmul_n(M[:, :16].copy(), X[:16], tiled, 8, 16, 64, True)
+    F._matmul_n(M[:, 16:].copy(), X[16:], tiled, 8, 16, 64, False)
+    assert np.array_equal(whole, tiled)
