@@ -6,7 +6,7 @@ one worker) is from this machine's arithmetic ceiling, measured in one process.
 2. The work of one field evaluation at ``(N, d)``, one head, ``U = I``: the products ``P X`` (``d^2 N``
    FMA), the scores (``N^2 d``) and the weighted values (``N^2 d``); the exponentials (``N^2`` of them,
    each ``EXP_FMA`` multiply-adds of the Cody-Waite reduction and the degree-11 polynomial of
-   :data:`numerics._field_numba._EXP_POLY`); the stage combinations of the step (``COMBINE_TERMS`` terms
+   :data:`numerics._simd_numba.EXP_POLY`); the stage combinations of the step (``COMBINE_TERMS`` terms
    over ``N d`` entries per step, one step = 12 evaluations).  Loads, stores, comparisons, the
    exponent's bit manipulation and the error norm are not counted: the floor is optimistic.
 3. The two contenders of ``bench_integrator_scale.py --parts batch`` (interleaved, CPU time): the

@@ -28,8 +28,10 @@ from numba import njit
 from . import _dop853_tableau as tab
 from . import _field_numba as dense
 from . import _field_tiled_numba as tiled_field
+from . import _simd_numba as simd
 from ._field_numba import field_into, source_digest, wide_vectors
 from ._field_tiled_numba import field_tiled
+from ._simd_numba import borrowed
 
 _S = tab.N_STAGES
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
@@ -50,10 +52,12 @@ _LOOP = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 :func:`~numerics._field_numba.wide_vectors`): cached on their own."""
 _INNER = dict(nogil=True, fastmath=False, error_model="numpy")
 """Functions that call the field kernels: compiled into the keyed entry points, never cached alone."""
-SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__)
+_INLINE_LOOP = dict(_LOOP, inline="always")
+_INLINE_INNER = dict(_INNER, inline="always")
+SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__, simd.__file__)
 
 
-@njit(**_INNER)
+@njit(**_INLINE_INNER)
 def _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, A):
     """The tiled kernel (``S``, ``A`` shaped by :func:`numerics._field_tiled_numba.workspace_shapes`)
     or the whole-matrix one (``S`` ``(N, N)``, ``A`` unused)."""
@@ -64,7 +68,7 @@ def _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, 
         field_into(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m)
 
 
-@njit(**_LOOP)
+@njit(**_INLINE_LOOP)
 def _combine(out, base, has_base, K, coef, rows, count):
     """``out = base + sum_q coef[q] K[rows[q]]`` over flat rows (``base`` only when ``has_base``),
     up to four terms per pass, added in the order of ``q``.  A pass with fewer than four terms
@@ -89,7 +93,7 @@ def _combine(out, base, has_base, K, coef, rows, count):
                 out[k] = c0 * K[r0, k] + c1 * K[r1, k] + c2 * K[r2, k] + c3 * K[r3, k]
 
 
-@njit(**_LOOP)
+@njit(**_INLINE_LOOP)
 def _error_norm(x, xn, e5, e3, rtol, atol, acc):
     """SciPy's DOP853 error norm ``|e5|^2 / sqrt((|e5|^2 + |e3|^2 / 100) n)`` (``e5``, ``e3``:
     ``h`` times the estimators, ``(d, N)``; divided in place by the error scale) and the local
@@ -288,6 +292,9 @@ def _entry_points(key):
         wide_vectors()
         if len(key) == 0:  # never: the reference puts ``key`` in the closure
             return
+        X, P, U, stops, is_sample, slot = borrowed(X), borrowed(P), borrowed(U), borrowed(stops), borrowed(is_sample), borrowed(slot)
+        out, counts, local = borrowed(out), borrowed(counts), borrowed(local)
+        K, R, S, v, A = borrowed(K), borrowed(R), borrowed(S), borrowed(v), borrowed(A)
         for k in range(X.shape[0]):
             Pk = P[0] if P.shape[0] == 1 else P[k]
             Uk = U[0] if U.shape[0] == 1 else U[k]
