@@ -31,7 +31,8 @@ from . import _field_tiled_numba as tiled_field
 from . import _simd_numba as simd
 from ._field_numba import field_into, source_digest, wide_vectors
 from ._field_tiled_numba import field_tiled
-from ._simd_numba import borrowed
+from ._simd_numba import (borrowed, fma, vabs, vadd, vdiv, vfma, vload, vload1, vmax, vmul, vpositive_or_zero, vsplat,
+                          vsqrt, vstore, vstore1)
 
 _S = tab.N_STAGES
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
@@ -70,56 +71,72 @@ def _field(tiled, X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m, 
 
 @njit(**_INLINE_LOOP)
 def _combine(out, base, has_base, K, coef, rows, count):
-    """``out = base + sum_q coef[q] K[rows[q]]`` over flat rows (``base`` only when ``has_base``),
-    up to four terms per pass, added in the order of ``q``.  A pass with fewer than four terms
-    repeats its first row with coefficient 0, which adds an exact ``+0``."""
+    """``out = base + sum_q coef[q] K[rows[q]]`` over flat rows (``base`` only when ``has_base``):
+    one fused multiply-add per term, in the order of ``q``, on every entry.  Blocks of 32 entries
+    keep their sums in four vector registers over all the terms (:func:`_combine32`; each ``K`` row is
+    read once, nothing is stored between terms); the entries left over take a plain loop per term,
+    with the same roundings."""
     wide_vectors()
     n = out.shape[0]
-    for q in range(0, count, 4):
-        w = min(4, count - q)
-        r0 = rows[q]
-        c0 = coef[q]
-        c1, r1 = (coef[q + 1], rows[q + 1]) if w > 1 else (0.0, r0)
-        c2, r2 = (coef[q + 2], rows[q + 2]) if w > 2 else (0.0, r0)
-        c3, r3 = (coef[q + 3], rows[q + 3]) if w > 3 else (0.0, r0)
-        if q > 0:
-            for k in range(n):
-                out[k] = out[k] + c0 * K[r0, k] + c1 * K[r1, k] + c2 * K[r2, k] + c3 * K[r3, k]
-        elif has_base:
-            for k in range(n):
-                out[k] = base[k] + c0 * K[r0, k] + c1 * K[r1, k] + c2 * K[r2, k] + c3 * K[r3, k]
-        else:
-            for k in range(n):
-                out[k] = c0 * K[r0, k] + c1 * K[r1, k] + c2 * K[r2, k] + c3 * K[r3, k]
+    n32 = n - n % 32
+    for c in range(0, n32, 32):
+        _combine32(out, base, has_base, K, coef, rows, count, c)
+    if n32 < n:
+        for k in range(n32, n):
+            out[k] = base[k] if has_base else coef[0] * K[rows[0], k]
+        for q in range(0 if has_base else 1, count):
+            cq, r = coef[q], rows[q]
+            for k in range(n32, n):
+                out[k] = fma(cq, K[r, k], out[k])
+
+
+@njit(**_INLINE_LOOP)
+def _combine32(out, base, has_base, K, coef, rows, count, c):
+    """Entries ``c .. c+31`` of :func:`_combine`."""
+    wide_vectors()
+    if has_base:
+        a0, a1, a2, a3 = vload1(base, c), vload1(base, c + 8), vload1(base, c + 16), vload1(base, c + 24)
+        q0 = 0
+    else:
+        m, r = vsplat(coef[0]), rows[0]
+        a0, a1 = vmul(m, vload(K, r, c)), vmul(m, vload(K, r, c + 8))
+        a2, a3 = vmul(m, vload(K, r, c + 16)), vmul(m, vload(K, r, c + 24))
+        q0 = 1
+    for q in range(q0, count):
+        m, r = vsplat(coef[q]), rows[q]
+        a0, a1 = vfma(m, vload(K, r, c), a0), vfma(m, vload(K, r, c + 8), a1)
+        a2, a3 = vfma(m, vload(K, r, c + 16), a2), vfma(m, vload(K, r, c + 24), a3)
+    vstore1(out, c, a0), vstore1(out, c + 8, a1), vstore1(out, c + 16, a2), vstore1(out, c + 24, a3)
 
 
 @njit(**_INLINE_LOOP)
 def _error_norm(x, xn, e5, e3, rtol, atol, acc):
     """SciPy's DOP853 error norm ``|e5|^2 / sqrt((|e5|^2 + |e3|^2 / 100) n)`` (``e5``, ``e3``:
-    ``h`` times the estimators, ``(d, N)``; divided in place by the error scale) and the local
-    error size ``max |e5|^2 / sqrt(|e5|^2 + |e3|^2 / 100)``.  ``acc``: ``(3, N)`` scratch; sums run
-    along ``d`` per token, then over the tokens."""
+    ``h`` times the estimators, ``(d, N)``, times the reciprocal of the error scale
+    ``atol + rtol max(|x|, |xn|)``: one division for both, which bound this loop)
+    and the local error size ``max |e5|^2 / sqrt(|e5|^2 + |e3|^2 / 100)``.  ``acc``: ``(3, N)``
+    scratch; sums run along ``d`` per token, then over the tokens.  Blocks of 32 tokens make one pass
+    with their sums in registers (:func:`_error_sums32`); the rest a plain loop, with the same roundings."""
     wide_vectors()
     d, N = x.shape
     size, s5, s3 = acc[0], acc[1], acc[2]
-    for i in range(N):
+    ok = x.strides[1] == 8 and xn.strides[1] == 8 and e5.strides[1] == 8 and e3.strides[1] == 8
+    n32 = N - N % 32 if ok and acc.strides[1] == 8 else 0
+    for c in range(0, n32, 32):
+        _error_sums32(x, xn, e5, e3, rtol, atol, acc, c)
+    for i in range(n32, N):
         size[i] = 0.0
         s5[i] = 0.0
         s3[i] = 0.0
     for a in range(d):
-        for i in range(N):
+        for i in range(n32, N):
             q5 = e5[a, i] * e5[a, i]
             q = math.sqrt(q5 + 0.01 * (e3[a, i] * e3[a, i]))
             size[i] = max(size[i], q5 / q if q > 0.0 else 0.0)
-    for a in range(d):
-        for i in range(N):
-            sc = atol + rtol * max(abs(x[a, i]), abs(xn[a, i]))
-            e5[a, i] /= sc
-            e3[a, i] /= sc
-    for a in range(d):
-        for i in range(N):
-            s5[i] += e5[a, i] * e5[a, i]
-            s3[i] += e3[a, i] * e3[a, i]
+            w = 1.0 / (atol + rtol * max(abs(x[a, i]), abs(xn[a, i])))
+            u5, u3 = e5[a, i] * w, e3[a, i] * w
+            s5[i] += u5 * u5
+            s3[i] += u3 * u3
     big, t5, t3 = 0.0, 0.0, 0.0
     for i in range(N):
         big = max(big, size[i])
@@ -127,6 +144,25 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
         t3 += s3[i]
     denom = t5 + 0.01 * t3
     return (t5 / math.sqrt(denom * (d * N)) if denom > 0.0 else 0.0), big
+
+
+@njit(**_INLINE_LOOP)
+def _error_sums32(x, xn, e5, e3, rtol, atol, acc, c):
+    """Tokens ``c .. c+31`` of :func:`_error_norm`: their size and sums in ``acc[:, c : c + 32]``."""
+    wide_vectors()
+    d = x.shape[0]
+    zero, one, tenth2, vr, va = vsplat(0.0), vsplat(1.0), vsplat(0.01), vsplat(rtol), vsplat(atol)
+    for b in range(0, 32, 8):
+        big, t5, t3 = zero, zero, zero
+        for a in range(d):
+            u5, u3 = vload(e5, a, c + b), vload(e3, a, c + b)
+            q5 = vmul(u5, u5)
+            q = vsqrt(vadd(q5, vmul(tenth2, vmul(u3, u3))))
+            big = vmax(big, vpositive_or_zero(q, vdiv(q5, q)))
+            w = vdiv(one, vadd(va, vmul(vr, vmax(vabs(vload(x, a, c + b)), vabs(vload(xn, a, c + b))))))
+            u5, u3 = vmul(u5, w), vmul(u3, w)
+            t5, t3 = vadd(t5, vmul(u5, u5)), vadd(t3, vmul(u3, u3))
+        vstore(acc, 0, c + b, big), vstore(acc, 1, c + b, t5), vstore(acc, 2, c + b, t3)
 
 
 @njit(**_INNER)
@@ -155,6 +191,36 @@ def _initial_step(X, f0, P, U, has_U, causal, stabilize, tiled, t_end, rtol, ato
     big = max(d1, d2)
     h1 = max(1e-6, h0 * 1e-3) if big <= 1e-15 else (0.01 / max(big, 1e-300)) ** (1.0 / 8.0)
     return min(min(100.0 * h0, h1), t_end)
+
+
+@njit(**_INLINE_LOOP)
+def _renormalize(X, Xn, z):
+    """``X = Xn / |Xn|`` per token, as ``Xn`` times the reciprocal of the norm (one division per token,
+    not per entry: the divisions bound this loop).  Blocks of 32 tokens keep their sums of squares
+    in registers; a plain loop takes the rest, with the same roundings.  ``z``: ``(N,)`` scratch."""
+    wide_vectors()
+    d, N = X.shape
+    n32 = N - N % 32 if X.strides[1] == 8 and Xn.strides[1] == 8 else 0
+    one = vsplat(1.0)
+    for c in range(0, n32, 8):
+        x = vload(Xn, 0, c)
+        q = vmul(x, x)
+        for a in range(1, d):
+            x = vload(Xn, a, c)
+            q = vadd(q, vmul(x, x))
+        w = vdiv(one, vsqrt(q))
+        for a in range(d):
+            vstore(X, a, c, vmul(vload(Xn, a, c), w))
+    for i in range(n32, N):
+        z[i] = Xn[0, i] * Xn[0, i]
+    for a in range(1, d):
+        for i in range(n32, N):
+            z[i] += Xn[a, i] * Xn[a, i]
+    for i in range(n32, N):
+        z[i] = 1.0 / math.sqrt(z[i])
+    for a in range(d):
+        for i in range(n32, N):
+            X[a, i] = Xn[a, i] * z[i]
 
 
 @njit(**_INNER)
@@ -236,16 +302,7 @@ def integrate_instance(X0, P, U, has_U, causal, stabilize, tiled, stops, is_samp
             continue
         steps += 1
         local += size
-        for i in range(N):
-            z[i] = Xn[0, i] * Xn[0, i]
-        for a in range(1, d):
-            for i in range(N):
-                z[i] += Xn[a, i] * Xn[a, i]
-        for i in range(N):
-            z[i] = math.sqrt(z[i])
-        for a in range(d):
-            for i in range(N):
-                X[a, i] = Xn[a, i] / z[i]
+        _renormalize(X, Xn, z)
         f, fn = fn, f
         if lands:
             t = target

@@ -120,6 +120,55 @@ def vsub(typingctx, a, b):
 
 
 @intrinsic
+def vdiv(typingctx, a, b):
+    """Lane-wise ``a / b``."""
+    def codegen(context, builder, signature, args):
+        return builder.fdiv(*args)
+    return f64x8(f64x8, f64x8), codegen
+
+
+@intrinsic
+def vneg(typingctx, a):
+    """Lane-wise ``-a`` (exact)."""
+    def codegen(context, builder, signature, args):
+        return builder.fneg(args[0])
+    return f64x8(f64x8), codegen
+
+
+@intrinsic
+def vmax(typingctx, a, b):
+    """Lane-wise ``max(a, b)`` as numba's ``max``: ``b if b > a else a``."""
+    def codegen(context, builder, signature, args):
+        return builder.select(builder.fcmp_ordered(">", args[1], args[0]), args[1], args[0])
+    return f64x8(f64x8, f64x8), codegen
+
+
+@intrinsic
+def vabs(typingctx, a):
+    """Lane-wise ``|a|`` (exact)."""
+    def codegen(context, builder, signature, args):
+        return builder.call(_fn(builder, "llvm.fabs.v8f64", _VEC, 1), args)
+    return f64x8(f64x8), codegen
+
+
+@intrinsic
+def vsqrt(typingctx, a):
+    """Lane-wise correctly rounded square root."""
+    def codegen(context, builder, signature, args):
+        return builder.call(_fn(builder, "llvm.sqrt.v8f64", _VEC, 1), args)
+    return f64x8(f64x8), codegen
+
+
+@intrinsic
+def vpositive_or_zero(typingctx, q, x):
+    """Lane-wise ``x if q > 0 else 0``."""
+    def codegen(context, builder, signature, args):
+        zero = ir.Constant(_VEC, [0.0] * 8)
+        return builder.select(builder.fcmp_ordered(">", args[0], zero), args[1], zero)
+    return f64x8(f64x8, f64x8), codegen
+
+
+@intrinsic
 def vmul(typingctx, a, b):
     """Lane-wise ``a * b``."""
     def codegen(context, builder, signature, args):
