@@ -28,6 +28,7 @@ from numba import njit
 from . import _dop853_tableau as tab
 from . import _field_numba as dense
 from . import _field_tiled_numba as tiled_field
+from . import _products_numba as products
 from . import _simd_numba as simd
 from ._field_numba import field_into, source_digest, wide_vectors
 from ._field_tiled_numba import field_tiled
@@ -50,12 +51,12 @@ COUNTS = 5
 
 _LOOP = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 """Self-contained helpers (they call nothing outside this file but the code-free
-:func:`~numerics._field_numba.wide_vectors`): cached on their own."""
+:func:`~numerics._simd_numba.wide_vectors`): cached on their own."""
 _INNER = dict(nogil=True, fastmath=False, error_model="numpy")
 """Functions that call the field kernels: compiled into the keyed entry points, never cached alone."""
 _INLINE_LOOP = dict(_LOOP, inline="always")
 _INLINE_INNER = dict(_INNER, inline="always")
-SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__, simd.__file__)
+SOURCE_KEY = source_digest(tab.__file__, dense.__file__, tiled_field.__file__, products.__file__, simd.__file__)
 
 
 @njit(**_INLINE_INNER)

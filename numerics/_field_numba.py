@@ -1,200 +1,28 @@
 """The field of eq. 5 for one instance, compiled with numba, in the step loop's transposed layout
 (private; the step loop in :mod:`numerics._dop853_numba` calls it, and :mod:`numerics._field_tiled_numba`
-reuses its product loops and exponential).
+reuses its exponential).
 
 ``field_into`` forms the whole ``N x N`` score matrix: the right kernel while it stays in cache
 (up to a few hundred tokens).  Above that the tiled kernel streams over key blocks instead.
-The product blocks and the exponentials run on the explicit vectors of :mod:`numerics._simd_numba`.
-How the loops are written and why: docs/dop853-kernel.md.  These functions are not cached on their
-own: the step loop's cache entries are keyed on this file's and ``_simd_numba``'s contents (see
-:mod:`numerics._dop853_numba`), so editing either recompiles the step loop.
+The products are :mod:`numerics._products_numba`'s; they and the exponentials run on the explicit
+vectors of :mod:`numerics._simd_numba`.  Without a shift or a mask, the scores go through the
+exponential and the weighted values through their normalisation while still in registers
+(:func:`_scores_exp`, :func:`_values_into`).  How the loops are written and why:
+docs/dop853-kernel.md.  These functions are not cached on their own: the step loop's cache entries
+are keyed on the contents of the four kernel files (see :mod:`numerics._dop853_numba`), so editing
+any of them recompiles the step loop.
 """
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
+from numba import njit
 
-from numba import njit, types
-from numba.core.extending import intrinsic
+from ._products_numba import _matmul, _store4, _sums4x32
+from ._simd_numba import FIELD as _FIELD
+from ._simd_numba import INLINE as _INLINE
+from ._simd_numba import (exp_lanes, exp_one, fma, source_digest, vadd, vdiv, vfma, vload, vload1, vmul, vneg, vsplat,
+                          vstore, vstore1, vsub, wide_vectors)
 
-from ._simd_numba import exp_lanes, exp_one, fma, vadd, vdiv, vfma, vload, vload1, vmul, vneg, vsplat, vstore, vstore1, vsub
-
-_CONTRACT = {"contract"}
-"""Only fused multiply-add is allowed in the field (no reassociation, no finite-math assumptions)."""
-_FIELD = dict(nogil=True, fastmath=_CONTRACT, error_model="numpy")
-"""Not cached on their own: they include :mod:`numerics._simd_numba`'s code, and are cached only as
-part of the keyed entry points of :mod:`numerics._dop853_numba`."""
-_INLINE = dict(_FIELD, inline="always")
-"""Small kernels inlined (numba IR) into their caller: no call, no reference counts on their arrays."""
-
-
-
-def source_digest(*files: str) -> str:
-    """SHA-256 of the files' bytes: the cache key of compiled functions that include their code."""
-    h = hashlib.sha256()
-    for f in files:
-        h.update(Path(f).read_bytes())
-    return h.hexdigest()
-
-
-@njit(**_INLINE)
-def _matmul(M, X, out):
-    """``out = M X`` (``(r, k) x (k, N)``), each entry summed in the order of the ``k`` terms
-    (:func:`_matmul_n` on whole arrays)."""
-    wide_vectors()
-    r, k = M.shape
-    _matmul_n(M, X, out, r, k, X.shape[1], True)
-
-
-@njit(**_INLINE)
-def _matmul_n(M, X, out, r, k, n, init):
-    """``out[a, i] (+)= sum_b M[a, b] X[b, i]`` for ``a < r``, ``b < k``, ``i < n``: ``=`` when
-    ``init``, else added to what ``out`` holds.  Each entry is summed in the order of the ``b`` terms,
-    one fused multiply-add per term (so a tiled product that walks ``b`` in order sums as the whole
-    one does, and every blocking below gives the same bits).
-
-    Blocks of 4 rows x 32 columns go to :func:`_block4x32` (explicit 8-lane vectors, the 16 partial
-    sums in registers over all ``k`` terms: 1.9x faster than the loops below at ``N = 32, d = 16``);
-    the rows and columns left over (and every product when the last axis of ``X`` or ``out`` is not
-    contiguous) go to :func:`_matmul_rows`."""
-    wide_vectors()
-    r4 = r - r % 4 if X.strides[1] == 8 and out.strides[1] == 8 else 0
-    n32 = n - n % 32 if r4 > 0 else 0
-    if n32 == 0:
-        _matmul_rows(M, X, out, r, k, n, init)
-        return
-    for a in range(0, r4, 4):
-        for c in range(0, n32, 32):
-            _block4x32(M, X, out, a, c, k, init)
-    if n32 < n:
-        _matmul_rows(M, X[:, n32:], out[:, n32:], r, k, n - n32, init)
-    if r4 < r and n32 > 0:
-        _matmul_rows(M[r4:], X, out[r4:], r - r4, k, n32, init)
-
-
-@njit(**_INLINE)
-def _block4x32(M, X, out, a, c, k, init):
-    """Rows ``a .. a+3``, columns ``c .. c+31`` of :func:`_matmul_n`: each row's 32 partial sums are
-    four 8-lane vectors held in registers while ``b`` runs over the ``k`` terms; each term loads four
-    vectors of ``X[b]`` once for the four rows (16 fused multiply-adds per 4 loads).  The first term
-    of an ``init`` product is a plain product, as in :func:`_matmul_rows`."""
-    wide_vectors()
-    if init:
-        x0, x1, x2, x3 = vload(X, 0, c), vload(X, 0, c + 8), vload(X, 0, c + 16), vload(X, 0, c + 24)
-        m = vsplat(M[a, 0])
-        s00, s01, s02, s03 = vmul(m, x0), vmul(m, x1), vmul(m, x2), vmul(m, x3)
-        m = vsplat(M[a + 1, 0])
-        s10, s11, s12, s13 = vmul(m, x0), vmul(m, x1), vmul(m, x2), vmul(m, x3)
-        m = vsplat(M[a + 2, 0])
-        s20, s21, s22, s23 = vmul(m, x0), vmul(m, x1), vmul(m, x2), vmul(m, x3)
-        m = vsplat(M[a + 3, 0])
-        s30, s31, s32, s33 = vmul(m, x0), vmul(m, x1), vmul(m, x2), vmul(m, x3)
-        b0 = 1
-    else:
-        s00, s01, s02, s03 = vload(out, a, c), vload(out, a, c + 8), vload(out, a, c + 16), vload(out, a, c + 24)
-        s10, s11 = vload(out, a + 1, c), vload(out, a + 1, c + 8)
-        s12, s13 = vload(out, a + 1, c + 16), vload(out, a + 1, c + 24)
-        s20, s21 = vload(out, a + 2, c), vload(out, a + 2, c + 8)
-        s22, s23 = vload(out, a + 2, c + 16), vload(out, a + 2, c + 24)
-        s30, s31 = vload(out, a + 3, c), vload(out, a + 3, c + 8)
-        s32, s33 = vload(out, a + 3, c + 16), vload(out, a + 3, c + 24)
-        b0 = 0
-    for b in range(b0, k):
-        x0, x1, x2, x3 = vload(X, b, c), vload(X, b, c + 8), vload(X, b, c + 16), vload(X, b, c + 24)
-        m = vsplat(M[a, b])
-        s00, s01, s02, s03 = vfma(m, x0, s00), vfma(m, x1, s01), vfma(m, x2, s02), vfma(m, x3, s03)
-        m = vsplat(M[a + 1, b])
-        s10, s11, s12, s13 = vfma(m, x0, s10), vfma(m, x1, s11), vfma(m, x2, s12), vfma(m, x3, s13)
-        m = vsplat(M[a + 2, b])
-        s20, s21, s22, s23 = vfma(m, x0, s20), vfma(m, x1, s21), vfma(m, x2, s22), vfma(m, x3, s23)
-        m = vsplat(M[a + 3, b])
-        s30, s31, s32, s33 = vfma(m, x0, s30), vfma(m, x1, s31), vfma(m, x2, s32), vfma(m, x3, s33)
-    vstore(out, a, c, s00), vstore(out, a, c + 8, s01), vstore(out, a, c + 16, s02), vstore(out, a, c + 24, s03)
-    vstore(out, a + 1, c, s10), vstore(out, a + 1, c + 8, s11)
-    vstore(out, a + 1, c + 16, s12), vstore(out, a + 1, c + 24, s13)
-    vstore(out, a + 2, c, s20), vstore(out, a + 2, c + 8, s21)
-    vstore(out, a + 2, c + 16, s22), vstore(out, a + 2, c + 24, s23)
-    vstore(out, a + 3, c, s30), vstore(out, a + 3, c + 8, s31)
-    vstore(out, a + 3, c + 16, s32), vstore(out, a + 3, c + 24, s33)
-
-
-@njit(**_FIELD)
-def _matmul_rows(M, X, out, r, k, n, init):
-    """:func:`_matmul_n` with plain loops (the compiler vectorises along ``i``), for any shape.
-
-    Sixteen terms (then eight, four, one) per pass over an output row: one vectorised loop along
-    the ``n`` columns that reloads its partial sums once per block.  The block loop is outside the
-    row loop, so consecutive passes write different rows and do not wait on each other's stores.
-    Measured at ``16 x 32`` products: 16-term passes 1.15x faster than 8-term ones, 2x than BLAS.
-    Indices start at 0 (a tile is passed as a view): with a run-time offset in an index, numba's
-    negative-index wraparound keeps the loop from vectorising (measured 6x slower)."""
-    wide_vectors()
-    b = 0
-    while b < k:
-        w = 16 if b + 16 <= k else (8 if b + 8 <= k else (4 if b + 4 <= k else 1))
-        first = init and b == 0
-        for a in range(r):
-            if w == 16:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
-                p8, p9, p10, p11 = M[a, b + 8], M[a, b + 9], M[a, b + 10], M[a, b + 11]
-                p12, p13, p14, p15 = M[a, b + 12], M[a, b + 13], M[a, b + 14], M[a, b + 15]
-                for i in range(n):
-                    s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
-                    s = fma(p1, X[b + 1, i], s)
-                    s = fma(p2, X[b + 2, i], s)
-                    s = fma(p3, X[b + 3, i], s)
-                    s = fma(p4, X[b + 4, i], s)
-                    s = fma(p5, X[b + 5, i], s)
-                    s = fma(p6, X[b + 6, i], s)
-                    s = fma(p7, X[b + 7, i], s)
-                    s = fma(p8, X[b + 8, i], s)
-                    s = fma(p9, X[b + 9, i], s)
-                    s = fma(p10, X[b + 10, i], s)
-                    s = fma(p11, X[b + 11, i], s)
-                    s = fma(p12, X[b + 12, i], s)
-                    s = fma(p13, X[b + 13, i], s)
-                    s = fma(p14, X[b + 14, i], s)
-                    out[a, i] = fma(p15, X[b + 15, i], s)
-            elif w == 8:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
-                for i in range(n):
-                    s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
-                    s = fma(p1, X[b + 1, i], s)
-                    s = fma(p2, X[b + 2, i], s)
-                    s = fma(p3, X[b + 3, i], s)
-                    s = fma(p4, X[b + 4, i], s)
-                    s = fma(p5, X[b + 5, i], s)
-                    s = fma(p6, X[b + 6, i], s)
-                    out[a, i] = fma(p7, X[b + 7, i], s)
-            elif w == 4:
-                p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                for i in range(n):
-                    s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
-                    s = fma(p1, X[b + 1, i], s)
-                    s = fma(p2, X[b + 2, i], s)
-                    out[a, i] = fma(p3, X[b + 3, i], s)
-            else:
-                p0 = M[a, b]
-                for i in range(n):
-                    out[a, i] = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
-        b += w
-
-
-@intrinsic
-def wide_vectors(typingctx):
-    """Mark the function being compiled ``"prefer-vector-width"="512"`` (an LLVM function attribute;
-    a call emits no code).  LLVM's tuning for Intel's AVX-512 parts prefers 256-bit vectors, which
-    halves the width of these FMA-bound product loops: on a Xeon whose LLVM name is ``rocketlake``
-    the batch of ``256 x (N = 32, d = 16)`` ran 1.27x faster with 512-bit vectors (docs/dop853-kernel.md).
-    Where the CPU has no 512-bit vectors LLVM uses the widest it has; the order of every sum is
-    unchanged (each output entry is its own lane), so the results are the same bits at either width."""
-    def codegen(context, builder, signature, args):
-        attrs = builder.function.attributes
-        set.add(attrs, '"prefer-vector-width"="512"')  # a string attribute: llvmlite's add() knows keywords only
-        return context.get_dummy_value()
-    return types.none(), codegen
+__all__ = ["field_into", "source_digest", "wide_vectors"]
 
 
 @njit(**_INLINE)
@@ -272,26 +100,91 @@ def field_into(X, P, U, has_U, causal, stabilize, scale, out, Y, S, V, z, m):
     wide_vectors()
     d, N = X.shape
     H = P.shape[0]
+    fused = not stabilize and not causal and N % 32 == 0 and d % 4 == 0 and _blocks32(X, out, Y, z) == N
+    fused = fused and S.strides[1] == 8 and V.strides[1] == 8
     for h in range(H):
         _matmul(P[h], X, Y)
-        _matmul(Y.T, X, S)
-        if stabilize:  # the largest score of each query over its keys (j <= i when causal)
-            for i in range(N):
-                m[i] = S[0, i]
-            for j in range(1, N):
-                first = j if causal else 0
+        if fused:
+            _scores_exp(Y, X, S, z)
+        else:
+            _matmul(Y.T, X, S)
+            if stabilize:  # the largest score of each query over its keys (j <= i when causal)
                 for i in range(N):
-                    if i >= first:
-                        m[i] = max(m[i], S[j, i])
-        _softmax_weights(S, m, stabilize, causal, z)
+                    m[i] = S[0, i]
+                for j in range(1, N):
+                    first = j if causal else 0
+                    for i in range(N):
+                        if i >= first:
+                            m[i] = max(m[i], S[j, i])
+            _softmax_weights(S, m, stabilize, causal, z)
         if has_U:
             _matmul(U[h], X, V)
-            _matmul(V, S, Y)
+        values = V if has_U else X
+        if fused:
+            _values_into(values, S, z, out, scale, h == 0)
         else:
-            _matmul(X, S, Y)
-        _add_head(out, Y, z, scale, h == 0)
+            _matmul(values, S, Y)
+            _add_head(out, Y, z, scale, h == 0)
     _project(X, out, z)
     return out
+
+
+@njit(**_INLINE)
+def _scores_exp(Y, X, S, z):
+    """``S[j, i] = exp(<P x_j, x_i>)`` and ``z[i] = sum_j S[j, i]`` (no shift, no mask; ``N`` a multiple
+    of 32): each block of 4 keys x 32 queries goes through the exponential while its scores are still
+    in registers (:func:`_sums4x32`), with the roundings of ``_matmul(Y.T, X, S)`` then
+    :func:`_softmax_weights`, and the column sums stay in registers over all the keys."""
+    wide_vectors()
+    d, N = X.shape
+    M = Y.T
+    for c in range(0, N, 32):
+        z0 = z1 = z2 = z3 = vsplat(0.0)
+        for a in range(0, N, 4):
+            s = _sums4x32(M, X, S, a, c, d, True)
+            z0, z1, z2, z3 = _exp_row(S, a, c, s[0], s[1], s[2], s[3], z0, z1, z2, z3)
+            z0, z1, z2, z3 = _exp_row(S, a + 1, c, s[4], s[5], s[6], s[7], z0, z1, z2, z3)
+            z0, z1, z2, z3 = _exp_row(S, a + 2, c, s[8], s[9], s[10], s[11], z0, z1, z2, z3)
+            z0, z1, z2, z3 = _exp_row(S, a + 3, c, s[12], s[13], s[14], s[15], z0, z1, z2, z3)
+        vstore1(z, c, z0), vstore1(z, c + 8, z1), vstore1(z, c + 16, z2), vstore1(z, c + 24, z3)
+
+
+@njit(**_INLINE)
+def _exp_row(S, j, c, v0, v1, v2, v3, z0, z1, z2, z3):
+    """Row ``j`` of :func:`_scores_exp`: ``S[j, c : c + 32] = exp(v)``; returns ``z + exp(v)``."""
+    wide_vectors()
+    e0, e1, e2, e3 = exp_lanes(v0), exp_lanes(v1), exp_lanes(v2), exp_lanes(v3)
+    _store4(S, j, c, e0, e1, e2, e3)
+    return vadd(z0, e0), vadd(z1, e1), vadd(z2, e2), vadd(z3, e3)
+
+
+@njit(**_INLINE)
+def _values_into(V, S, z, out, scale, first):
+    """``out (+)= (V S) (scale / z)`` per token (``d`` a multiple of 4, ``N`` of 32): the head's weighted
+    values divided by its column sums while still in registers, with the roundings of
+    ``_matmul(V, S, Y)`` then :func:`_add_head`."""
+    wide_vectors()
+    d, N = out.shape
+    for c in range(0, N, 32):
+        sc = vsplat(scale)
+        w0, w1, w2, w3 = vdiv(sc, vload1(z, c)), vdiv(sc, vload1(z, c + 8)), vdiv(sc, vload1(z, c + 16)), vdiv(sc, vload1(z, c + 24))
+        for a in range(0, d, 4):
+            s = _sums4x32(V, S, out, a, c, N, True)
+            _scaled_row(out, a, c, s[0], s[1], s[2], s[3], w0, w1, w2, w3, first)
+            _scaled_row(out, a + 1, c, s[4], s[5], s[6], s[7], w0, w1, w2, w3, first)
+            _scaled_row(out, a + 2, c, s[8], s[9], s[10], s[11], w0, w1, w2, w3, first)
+            _scaled_row(out, a + 3, c, s[12], s[13], s[14], s[15], w0, w1, w2, w3, first)
+
+
+@njit(**_INLINE)
+def _scaled_row(out, a, c, v0, v1, v2, v3, w0, w1, w2, w3, first):
+    """``out[a, c : c + 32] (+)= v w`` (``=`` when ``first``, else one fused multiply-add)."""
+    wide_vectors()
+    if first:
+        _store4(out, a, c, vmul(v0, w0), vmul(v1, w1), vmul(v2, w2), vmul(v3, w3))
+    else:
+        _store4(out, a, c, vfma(v0, w0, vload(out, a, c)), vfma(v1, w1, vload(out, a, c + 8)),
+                vfma(v2, w2, vload(out, a, c + 16)), vfma(v3, w3, vload(out, a, c + 24)))
 
 
 @njit(**_INLINE)

@@ -30,7 +30,8 @@ import math
 
 from numba import njit, prange
 
-from ._field_numba import _FIELD, _matmul_n, _weights_n, wide_vectors
+from ._field_numba import _FIELD, _weights_n, wide_vectors
+from ._products_numba import _matmul_n
 
 BQ = 64
 """Queries per block: one block's ``X`` columns, tile and accumulators stay in the L1/L2 caches."""
@@ -98,7 +99,7 @@ def _keys(X, P, U, has_U, Yk, V, A, blk):
 def _query_block(X, Yk, V, causal, stabilize, scale, out, S, z, m, A, blk, first_head, last_head):
     """One head's contribution to the queries of block ``blk`` (and, after the last head, the
     projection ``Proj_{x_i}``).  Every tile routine gets views that start at index 0: see
-    :func:`numerics._field_numba._matmul_n` on why."""
+    :func:`numerics._products_numba._matmul_n` on why."""
     wide_vectors()
     d, N = X.shape
     i0 = blk * BQ

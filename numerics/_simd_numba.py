@@ -1,5 +1,7 @@
-"""Explicit 8-lane float64 vectors for the compiled field (private; :mod:`numerics._field_numba` uses
-them in its product blocks and its exponentials).
+"""The base of the compiled kernels (private): their flags, the cache-key digest, the 512-bit
+vector request, and explicit 8-lane float64 vectors for the product blocks
+(:mod:`numerics._products_numba`), the exponentials (:mod:`numerics._field_numba`) and the step
+loop's combinations (:mod:`numerics._dop853_numba`).
 
 ``f64x8`` is LLVM's ``<8 x double>`` as a numba type: a value held in one 512-bit register (two or
 four narrower ones where the CPU has no AVX-512; every lane still computes its own entry).  The
@@ -10,6 +12,9 @@ own; the compiled functions that use it are cached only inside the keyed entry p
 :mod:`numerics._dop853_numba`, whose key covers this file.
 """
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
 
 import numpy as np
 from llvmlite import ir
@@ -28,6 +33,37 @@ EXP_POLY = np.array([1.0, 1.0, 0.5000000000000019, 0.1666666666666668, 0.0416666
 fewer than the Taylor polynomial of the same accuracy (degree 13), 4% of the whole run (measured)."""
 EXP_LO, EXP_HI = -708.0, 709.0
 """Arguments of the exponential are clamped to this range (below, the true value is < 3.3e-308)."""
+
+
+FIELD = dict(nogil=True, fastmath={"contract"}, error_model="numpy")
+"""The compiled field's flags: only fused multiply-add contraction (no reassociation, no finite-math
+assumptions).  Not cached on their own: the field's functions include this file's code, and are
+cached only as part of the keyed entry points of :mod:`numerics._dop853_numba`."""
+INLINE = dict(FIELD, inline="always")
+"""Small kernels inlined (numba IR) into their caller: no call, no reference counts on their arrays."""
+
+
+def source_digest(*files: str) -> str:
+    """SHA-256 of the files' bytes: the cache key of compiled functions that include their code."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(Path(f).read_bytes())
+    return h.hexdigest()
+
+
+@intrinsic
+def wide_vectors(typingctx):
+    """Mark the function being compiled ``"prefer-vector-width"="512"`` (an LLVM function attribute;
+    a call emits no code).  LLVM's tuning for Intel's AVX-512 parts prefers 256-bit vectors, which
+    halves the width of these FMA-bound product loops: on a Xeon whose LLVM name is ``rocketlake``
+    the batch of ``256 x (N = 32, d = 16)`` ran 1.27x faster with 512-bit vectors (docs/dop853-kernel.md).
+    Where the CPU has no 512-bit vectors LLVM uses the widest it has; the order of every sum is
+    unchanged (each output entry is its own lane), so the results are the same bits at either width."""
+    def codegen(context, builder, signature, args):
+        attrs = builder.function.attributes
+        set.add(attrs, '"prefer-vector-width"="512"')  # a string attribute: llvmlite's add() knows keywords only
+        return context.get_dummy_value()
+    return types.none(), codegen
 
 
 class F64x8(types.Type):

@@ -12,6 +12,7 @@ from numerics import _dop853_compiled as compiled  # noqa: E402
 from numerics import _dop853_core as core  # noqa: E402
 from numerics import _dop853_numba as nb  # noqa: E402
 from numerics import _field_numba as fnb  # noqa: E402
+from numerics import _products_numba as products  # noqa: E402
 from numerics.field import attention_field  # noqa: E402
 from theorems.system_json import system_from_dict  # noqa: E402
 
@@ -144,7 +145,7 @@ def test_matmul_blocks_give_the_product(r, k, N):
     M, X = rng.standard_normal((r, k)), rng.standard_normal((k, N))
     for Mk in (M, np.asfortranarray(M)):  # the field passes a transposed (F-ordered) view
         out = np.full((r, N), np.nan)
-        fnb._matmul(Mk, X, out)
+        products._matmul(Mk, X, out)
         np.testing.assert_allclose(out, M @ X, rtol=0, atol=1e-14 * k * np.max(np.abs(M)) * np.max(np.abs(X)))
 
 

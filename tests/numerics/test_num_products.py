@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("numba", reason="numba not installed: the compiled kernels are not available")
 
 from numerics import _field_numba as F  # noqa: E402
+from numerics import _products_numba as Pn  # noqa: E402
 
 
 def _fma(a: float, b: float, c: float) -> float:
@@ -42,8 +43,8 @@ def test_every_path_sums_in_the_written_order(r, k, n, init):
     M, X, out0 = rng.standard_normal((r, k)), rng.standard_normal((k, n)), rng.standard_normal((r, n))
     want = _ordered(M, X, out0, init)
     vec, loops = out0.copy(), out0.copy()
-    F._matmul_n(M, X, vec, r, k, n, init)
-    F._matmul_rows(M, X, loops, r, k, n, init)
+    Pn._matmul_n(M, X, vec, r, k, n, init)
+    Pn._matmul_rows(M, X, loops, r, k, n, init)
     assert np.array_equal(vec, want)
     assert np.array_equal(loops, want)
 
@@ -54,10 +55,10 @@ def test_transposed_and_strided_operands():
     rng = np.random.default_rng(7)
     Y, X = rng.standard_normal((16, 32)), rng.standard_normal((16, 32))
     S = np.zeros((32, 32))
-    F._matmul_n(Y.T, X, S, 32, 16, 32, True)
+    Pn._matmul_n(Y.T, X, S, 32, 16, 32, True)
     assert np.array_equal(S, _ordered(Y.T, X, S, True))
     wide = np.zeros((32, 64))
-    F._matmul_n(Y.T, X, wide[:, ::2], 32, 16, 32, True)
+    Pn._matmul_n(Y.T, X, wide[:, ::2], 32, 16, 32, True)
     assert np.array_equal(wide[:, ::2], S)
     assert not wide[:, 1::2].any()
 
@@ -67,9 +68,9 @@ def test_a_tiled_walk_over_the_terms_gives_the_whole_product():
     rng = np.random.default_rng(3)
     M, X = rng.standard_normal((8, 32)), rng.standard_normal((32, 64))
     whole, tiled = np.zeros((8, 64)), np.zeros((8, 64))
-    F._matmul_n(M, X, whole, 8, 32, 64, True)
-    F._matmul_n(M[:, :16].copy(), X[:16], tiled, 8, 16, 64, True)
-    F._matmul_n(M[:, 16:].copy(), X[16:], tiled, 8, 16, 64, False)
+    Pn._matmul_n(M, X, whole, 8, 32, 64, True)
+    Pn._matmul_n(M[:, :16].copy(), X[:16], tiled, 8, 16, 64, True)
+    Pn._matmul_n(M[:, 16:].copy(), X[16:], tiled, 8, 16, 64, False)
     assert np.array_equal(whole, tiled)
 
 
@@ -114,3 +115,31 @@ def test_a_borrowed_array_leaves_its_owner_alone():
     total = scale_rows(a, 1000)
     assert sys.getrefcount(a) == before
     assert np.array_equal(a[:, 0], np.full(4, 1000.0)) and total == 3000.0
+
+
+@pytest.mark.parametrize("H, with_U", [(1, False), (2, False), (2, True)])
+def test_the_fused_field_rounds_as_the_separate_passes(H, with_U):
+    """Without shift or mask, and ``N``, ``d`` multiples of 32 and 4, the field takes the scores through
+    the exponential and the values through their normalisation in registers; with a strided score
+    matrix it takes the separate passes instead.  Both give the same bits."""
+    rng = np.random.default_rng(H + 10 * with_U)
+    d, N = 8, 64
+    X = rng.standard_normal((d, N))
+    X /= np.linalg.norm(X, axis=0)
+    P, U = 0.5 * rng.standard_normal((H, d, d)), rng.standard_normal((H, d, d))
+
+    def run(S):
+        out, Y, V, z, m = np.zeros((d, N)), np.zeros((d, N)), np.zeros((d, N)), np.zeros(N), np.zeros(N)
+        return F.field_into(X, P, U, with_U, False, False, 0.75, out, Y, S, V, z, m)
+
+    fused = run(np.zeros((N, N)))
+    separate = run(np.zeros((N, 2 * N))[:, ::2])
+    assert np.array_equal(fused, separate)
+    Xt = X.T
+    ref = np.zeros((N, d))
+    for h in range(H):
+        A = np.exp(Xt @ P[h] @ Xt.T)  # rows: queries
+        A /= A.sum(axis=1, keepdims=True)
+        ref += A @ (Xt @ U[h].T if with_U else Xt)
+    ref -= Xt * np.sum(Xt * ref, axis=1, keepdims=True)
+    np.testing.assert_allclose(fused.T, 0.75 * ref, rtol=0, atol=1e-13)
