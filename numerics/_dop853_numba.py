@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from . import _dop853_tableau as tab
 from . import _field_numba as dense
@@ -79,16 +79,25 @@ def _combine(out, base, has_base, K, coef, rows, count):
     with the same roundings."""
     wide_vectors()
     n = out.shape[0]
-    n32 = n - n % 32
+    n32 = n - n % 32 if out.strides[0] == 8 and base.strides[0] == 8 and K.strides[1] == 8 else 0
     for c in range(0, n32, 32):
         _combine32(out, base, has_base, K, coef, rows, count, c)
-    if n32 < n:
-        for k in range(n32, n):
-            out[k] = base[k] if has_base else coef[0] * K[rows[0], k]
-        for q in range(0 if has_base else 1, count):
-            cq, r = coef[q], rows[q]
-            for k in range(n32, n):
-                out[k] = fma(cq, K[r, k], out[k])
+    _combine_loops(out, base, has_base, K, coef, rows, count, n32)
+
+
+@njit(**_INLINE_LOOP)
+def _combine_loops(out, base, has_base, K, coef, rows, count, c0):
+    """:func:`_combine` on the entries from ``c0`` on, in plain loops, one pass per term.  The indices
+    are unsigned: numba's wraparound test for a negative index keeps a loop that starts at a run-time
+    offset from vectorising (measured 3x slower)."""
+    wide_vectors()
+    lo, n = uint64(c0), uint64(out.shape[0])
+    for k in range(lo, n):
+        out[k] = base[k] if has_base else coef[0] * K[rows[0], k]
+    for q in range(0 if has_base else 1, count):
+        cq, r = coef[q], rows[q]
+        for k in range(lo, n):
+            out[k] = fma(cq, K[r, k], out[k])
 
 
 @njit(**_INLINE_LOOP)
@@ -125,19 +134,7 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
     n32 = N - N % 32 if ok and acc.strides[1] == 8 else 0
     for c in range(0, n32, 32):
         _error_sums32(x, xn, e5, e3, rtol, atol, acc, c)
-    for i in range(n32, N):
-        size[i] = 0.0
-        s5[i] = 0.0
-        s3[i] = 0.0
-    for a in range(d):
-        for i in range(n32, N):
-            q5 = e5[a, i] * e5[a, i]
-            q = math.sqrt(q5 + 0.01 * (e3[a, i] * e3[a, i]))
-            size[i] = max(size[i], q5 / q if q > 0.0 else 0.0)
-            w = 1.0 / (atol + rtol * max(abs(x[a, i]), abs(xn[a, i])))
-            u5, u3 = e5[a, i] * w, e3[a, i] * w
-            s5[i] += u5 * u5
-            s3[i] += u3 * u3
+    _error_loops(x, xn, e5, e3, rtol, atol, size, s5, s3, n32)
     big, t5, t3 = 0.0, 0.0, 0.0
     for i in range(N):
         big = max(big, size[i])
@@ -195,6 +192,28 @@ def _initial_step(X, f0, P, U, has_U, causal, stabilize, tiled, t_end, rtol, ato
 
 
 @njit(**_INLINE_LOOP)
+def _error_loops(x, xn, e5, e3, rtol, atol, size, s5, s3, c0):
+    """:func:`_error_norm`'s per-token size and sums for the tokens from ``c0`` on, in plain loops
+    (unsigned indices, as :func:`_combine_loops`)."""
+    wide_vectors()
+    d = x.shape[0]
+    lo, N = uint64(c0), uint64(x.shape[1])
+    for i in range(lo, N):
+        size[i] = 0.0
+        s5[i] = 0.0
+        s3[i] = 0.0
+    for a in range(d):
+        for i in range(lo, N):
+            q5 = e5[a, i] * e5[a, i]
+            q = math.sqrt(q5 + 0.01 * (e3[a, i] * e3[a, i]))
+            size[i] = max(size[i], q5 / q if q > 0.0 else 0.0)
+            w = 1.0 / (atol + rtol * max(abs(x[a, i]), abs(xn[a, i])))
+            u5, u3 = e5[a, i] * w, e3[a, i] * w
+            s5[i] += u5 * u5
+            s3[i] += u3 * u3
+
+
+@njit(**_INLINE_LOOP)
 def _renormalize(X, Xn, z):
     """``X = Xn / |Xn|`` per token, as ``Xn`` times the reciprocal of the norm (one division per token,
     not per entry: the divisions bound this loop).  Blocks of 32 tokens keep their sums of squares
@@ -212,15 +231,24 @@ def _renormalize(X, Xn, z):
         w = vdiv(one, vsqrt(q))
         for a in range(d):
             vstore(X, a, c, vmul(vload(Xn, a, c), w))
-    for i in range(n32, N):
+    _renormalize_loops(X, Xn, z, n32)
+
+
+@njit(**_INLINE_LOOP)
+def _renormalize_loops(X, Xn, z, c0):
+    """:func:`_renormalize` for the tokens from ``c0`` on, in plain loops (unsigned indices)."""
+    wide_vectors()
+    d = X.shape[0]
+    lo, N = uint64(c0), uint64(X.shape[1])
+    for i in range(lo, N):
         z[i] = Xn[0, i] * Xn[0, i]
     for a in range(1, d):
-        for i in range(n32, N):
+        for i in range(lo, N):
             z[i] += Xn[a, i] * Xn[a, i]
-    for i in range(n32, N):
+    for i in range(lo, N):
         z[i] = 1.0 / math.sqrt(z[i])
     for a in range(d):
-        for i in range(n32, N):
+        for i in range(lo, N):
             X[a, i] = Xn[a, i] * z[i]
 
 

@@ -9,8 +9,8 @@ sums ``z_i`` and the running products ``A_i = sum_j e_ij (U x_j)`` at once, then
 
 * without the max-shift (``stabilize`` false, the usual case, see :data:`numerics.field._SAFE_EXPONENT`)
   every sum runs over the keys in the order of the whole-matrix kernel
-  (:func:`numerics._field_numba.field_into`), tile boundaries on its 16-term passes, so the two
-  kernels agree bit for bit (tested; exactly zero weights of masked keys add nothing);
+  (:func:`numerics._field_numba.field_into`), one fused step per key whatever the tile boundaries,
+  so the two kernels agree bit for bit (tested; exactly zero weights of masked keys add nothing);
 * with the shift, the running maximum ``m_i`` of the scores seen so far is the shift; when a tile
   raises it, ``z_i`` and ``A_i`` are multiplied by ``exp(m_old - m_new)`` (Milakov and Gimelshein,
   *Online normaliser calculation for softmax*, 2018; the streaming softmax of FlashAttention).  The
@@ -36,7 +36,7 @@ from ._products_numba import _matmul_n
 BQ = 64
 """Queries per block: one block's ``X`` columns, tile and accumulators stay in the L1/L2 caches."""
 BK = 32
-"""Keys per tile (a multiple of 16, so tile boundaries fall on the product's 16-term passes)."""
+"""Keys per tile (a multiple of 4: a tile's keys fill the products' blocks of 4 rows)."""
 
 _TILE = {k: v for k, v in _FIELD.items() if k != "cache"}
 """The field's flags, uncached: these functions include :mod:`numerics._field_numba`'s code, and are

@@ -7,7 +7,7 @@ sums in registers), the rest in plain loops the compiler vectorises.  Why: docs/
 """
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, uint64
 
 from ._simd_numba import FIELD as _FIELD
 from ._simd_numba import INLINE as _INLINE
@@ -38,15 +38,15 @@ def _matmul_n(M, X, out, r, k, n, init):
     r4 = r - r % 4 if X.strides[1] == 8 and out.strides[1] == 8 else 0
     n32 = n - n % 32 if r4 > 0 else 0
     if n32 == 0:
-        _matmul_rows(M, X, out, r, k, n, init)
+        _matmul_rows(M, X, out, r, k, 0, n, init)
         return
     for a in range(0, r4, 4):
         for c in range(0, n32, 32):
             _block4x32(M, X, out, a, c, k, init)
     if n32 < n:
-        _matmul_rows(M, X[:, n32:], out[:, n32:], r, k, n - n32, init)
+        _matmul_rows(M, X, out, r, k, n32, n, init)
     if r4 < r and n32 > 0:
-        _matmul_rows(M[r4:], X, out[r4:], r - r4, k, n32, init)
+        _matmul_rows(M[r4:], X, out[r4:], r - r4, k, 0, n32, init)
 
 
 @njit(**_INLINE)
@@ -109,16 +109,18 @@ def _sums4x32(M, X, out, a, c, k, init):
 
 
 @njit(**_FIELD)
-def _matmul_rows(M, X, out, r, k, n, init):
-    """:func:`_matmul_n` with plain loops (the compiler vectorises along ``i``), for any shape.
+def _matmul_rows(M, X, out, r, k, c0, n, init):
+    """:func:`_matmul_n` for the columns ``c0 .. n-1`` with plain loops (the compiler vectorises along
+    ``i``), for any shape.  The column indices are unsigned: numba's wraparound test for a negative
+    index keeps a loop that starts at a run-time offset from vectorising (measured 3x slower).
 
     Sixteen terms (then eight, four, one) per pass over an output row: one vectorised loop along
     the ``n`` columns that reloads its partial sums once per block.  The block loop is outside the
     row loop, so consecutive passes write different rows and do not wait on each other's stores.
     Measured at ``16 x 32`` products: 16-term passes 1.15x faster than 8-term ones, 2x than BLAS.
-    Indices start at 0 (a tile is passed as a view): with a run-time offset in an index, numba's
-    negative-index wraparound keeps the loop from vectorising (measured 6x slower)."""
+    A tile is passed as a view (its indices start at 0)."""
     wide_vectors()
+    lo, hi = uint64(c0), uint64(n)
     b = 0
     while b < k:
         w = 16 if b + 16 <= k else (8 if b + 8 <= k else (4 if b + 4 <= k else 1))
@@ -129,7 +131,7 @@ def _matmul_rows(M, X, out, r, k, n, init):
                 p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
                 p8, p9, p10, p11 = M[a, b + 8], M[a, b + 9], M[a, b + 10], M[a, b + 11]
                 p12, p13, p14, p15 = M[a, b + 12], M[a, b + 13], M[a, b + 14], M[a, b + 15]
-                for i in range(n):
+                for i in range(lo, hi):
                     s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
                     s = fma(p1, X[b + 1, i], s)
                     s = fma(p2, X[b + 2, i], s)
@@ -149,7 +151,7 @@ def _matmul_rows(M, X, out, r, k, n, init):
             elif w == 8:
                 p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
                 p4, p5, p6, p7 = M[a, b + 4], M[a, b + 5], M[a, b + 6], M[a, b + 7]
-                for i in range(n):
+                for i in range(lo, hi):
                     s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
                     s = fma(p1, X[b + 1, i], s)
                     s = fma(p2, X[b + 2, i], s)
@@ -160,13 +162,13 @@ def _matmul_rows(M, X, out, r, k, n, init):
                     out[a, i] = fma(p7, X[b + 7, i], s)
             elif w == 4:
                 p0, p1, p2, p3 = M[a, b], M[a, b + 1], M[a, b + 2], M[a, b + 3]
-                for i in range(n):
+                for i in range(lo, hi):
                     s = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
                     s = fma(p1, X[b + 1, i], s)
                     s = fma(p2, X[b + 2, i], s)
                     out[a, i] = fma(p3, X[b + 3, i], s)
             else:
                 p0 = M[a, b]
-                for i in range(n):
+                for i in range(lo, hi):
                     out[a, i] = p0 * X[b, i] if first else fma(p0, X[b, i], out[a, i])
         b += w

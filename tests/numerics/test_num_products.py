@@ -44,7 +44,7 @@ def test_every_path_sums_in_the_written_order(r, k, n, init):
     want = _ordered(M, X, out0, init)
     vec, loops = out0.copy(), out0.copy()
     Pn._matmul_n(M, X, vec, r, k, n, init)
-    Pn._matmul_rows(M, X, loops, r, k, n, init)
+    Pn._matmul_rows(M, X, loops, r, k, 0, n, init)
     assert np.array_equal(vec, want)
     assert np.array_equal(loops, want)
 

@@ -56,7 +56,7 @@ def test_every_kernel_function_asks_for_it():
                     continue
                 seen += 1
                 assert ast.unparse(node.body[1]) == "wide_vectors()", (module.__name__, node.name)
-    assert seen == 31
+    assert seen == 37
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
