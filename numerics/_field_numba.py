@@ -9,7 +9,7 @@ vectors of :mod:`numerics._simd_numba`.  Without a shift or a mask, the scores g
 exponential and the weighted values through their normalisation while still in registers
 (:func:`_scores_exp`, :func:`_values_into`).  How the loops are written and why:
 docs/dop853-kernel.md.  These functions are not cached on their own: the step loop's cache entries
-are keyed on the contents of the four kernel files (see :mod:`numerics._dop853_numba`), so editing
+are keyed on the contents of the five kernel files (see :mod:`numerics._dop853_numba`), so editing
 any of them recompiles the step loop.
 """
 from __future__ import annotations

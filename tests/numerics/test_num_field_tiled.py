@@ -117,14 +117,14 @@ def test_tiled_step_loop_takes_the_dense_loops_steps(make_system, monkeypatch, m
 def test_entry_points_are_keyed_on_the_kernel_files(tmp_path):
     """numba's disk cache keys a function on its own file only; the entry points carry the digest of
     the files compiled into them in their closure, which numba hashes into the cache key."""
-    from numerics import _dop853_tableau, _field_numba, _products_numba, _simd_numba
+    from numerics import _dop853_step_numba, _dop853_tableau, _field_numba, _products_numba, _simd_numba
 
     for entry in (nb.integrate_batch, nb.field):
         cells = [c.cell_contents for c in entry.py_func.__closure__]
         assert cells == [nb.SOURCE_KEY]
     assert nb.SOURCE_KEY == _field_numba.source_digest(_dop853_tableau.__file__, _field_numba.__file__,
                                                        tiled_field.__file__, _products_numba.__file__,
-                                                       _simd_numba.__file__)
+                                                       _simd_numba.__file__, _dop853_step_numba.__file__)
     copy = tmp_path / "kernel.py"
     copy.write_bytes(open(tiled_field.__file__, "rb").read())
     before = _field_numba.source_digest(str(copy))

@@ -47,9 +47,9 @@ def test_every_kernel_function_asks_for_it():
     import ast
     import inspect
 
-    from numerics import _dop853_numba, _field_tiled_numba, _products_numba
+    from numerics import _dop853_numba, _dop853_step_numba, _field_tiled_numba, _products_numba
     seen = 0
-    for module in (dense, _field_tiled_numba, _products_numba, _dop853_numba):
+    for module in (dense, _field_tiled_numba, _products_numba, _dop853_numba, _dop853_step_numba):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if isinstance(node, ast.FunctionDef) and any("njit" in ast.unparse(d) for d in node.decorator_list):
                 if node.name == "_aligned":
