@@ -1,7 +1,7 @@
 """The base of the compiled kernels (private): their flags, the cache-key digest, the 512-bit
 vector request, and explicit 8-lane float64 vectors for the product blocks
 (:mod:`numerics._products_numba`), the exponentials (:mod:`numerics._field_numba`) and the step
-loop's combinations (:mod:`numerics._dop853_numba`).
+loop's arithmetic (:mod:`numerics._dop853_step_numba`).
 
 ``f64x8`` is LLVM's ``<8 x double>`` as a numba type: a value held in one 512-bit register (two or
 four narrower ones where the CPU has no AVX-512; every lane still computes its own entry).  The
@@ -242,8 +242,8 @@ def from_bits(typingctx, bits):
 
 
 def _exp_ir(builder, v):
-    """IR of the exponential on ``v`` (a double or ``<8 x double>``), the sequence of
-    :func:`numerics._field_numba.exp_scalar`: clamp, ``k = floor(fma(v, log2 e, 1/2))``, Cody-Waite
+    """IR of the field's exponential on ``v`` (a double or ``<8 x double>``: :func:`exp_one` and
+    :func:`exp_lanes` share it): clamp, ``k = floor(fma(v, log2 e, 1/2))``, Cody-Waite
     ``r = fma(-k, ln2_lo, fma(-k, ln2_hi, v))``, Horner in fused steps, times ``2^k`` from its bits."""
     vec = isinstance(v.type, ir.VectorType)
     ty, ity = (_VEC, ir.VectorType(_I64, 8)) if vec else (_D, _I64)
