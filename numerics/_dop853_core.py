@@ -243,6 +243,7 @@ def _error_norm(y: np.ndarray, R: np.ndarray, Q: np.ndarray, b: int, n: int, rto
     e3 = np.einsum("bi,bi->b", r3, r3)
     denom = e5 + 0.01 * e3
     norm = np.where(denom > 0, e5 / np.sqrt(np.where(denom > 0, denom, 1.0) * n), 0.0)
+    norm[np.isnan(denom)] = np.inf  # a stage overflowed: the step must be rejected, not taken as exact
     return norm, size
 
 

@@ -91,7 +91,9 @@ def _error_norm(x, xn, e5, e3, rtol, atol, acc):
         t5 += s5[i]
         t3 += s3[i]
     denom = t5 + 0.01 * t3
-    return (t5 / math.sqrt(denom * (d * N)) if denom > 0.0 else 0.0), big
+    if denom > 0.0:
+        return t5 / math.sqrt(denom * (d * N)), big
+    return (0.0 if denom == 0.0 else math.inf), big  # NaN: a stage overflowed; the step must be rejected
 
 
 @njit(**_INLINE_LOOP)
